@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Install everything the fork needs to build and test on Debian bookworm:
+# apt sources for bookworm-backports (meson >= 1.5, python3-pycotap) and
+# trixie deb-src (the pinned QEMU base), then the build dependencies.
+# As non-root it only prints the commands to run.
+set -e
+
+BACKPORTS=/etc/apt/sources.list.d/qemu-irq-fork-backports.sources
+TRIXIE_SRC=/etc/apt/sources.list.d/qemu-irq-fork-trixie-src.sources
+PIN=/etc/apt/preferences.d/qemu-irq-fork
+
+PKGS="build-essential pkg-config git ccache ninja-build meson python3 \
+python3-venv python3-pycotap python3-tomli dpkg-dev xz-utils \
+libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev \
+flex bison seabios ipxe-qemu qemu-system-data"
+
+write_sources() {
+    cat > "$BACKPORTS" <<SRC
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    cat > "$TRIXIE_SRC" <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    # Only meson and pycotap come from backports.
+    cat > "$PIN" <<SRC
+Package: meson python3-pycotap
+Pin: release n=bookworm-backports
+Pin-Priority: 600
+SRC
+}
+
+missing_pkgs() {
+    for p in $PKGS; do
+        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+            grep -q 'install ok installed' || echo "$p"
+    done
+}
+
+meson_ok() {
+    command -v meson >/dev/null 2>&1 || return 1
+    v=$(meson --version)
+    [ "$(printf '%s\n1.5.0\n' "$v" | sort -V | head -n1)" = "1.5.0" ]
+}
+
+if [ -f "$BACKPORTS" ] && [ -f "$TRIXIE_SRC" ] && [ -z "$(missing_pkgs)" ] &&
+   meson_ok; then
+    echo "install-deps: everything is installed"
+    exit 0
+fi
+
+if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: not root; run these commands as root:" >&2
+    echo "  sh $0" >&2
+    echo "(it writes $BACKPORTS, $TRIXIE_SRC, $PIN," >&2
+    echo " then: apt-get update && apt-get install -y $PKGS)" >&2
+    exit 1
+fi
+
+write_sources
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends $PKGS
+meson_ok || { echo "install-deps: meson >= 1.5 is required" >&2; exit 1; }
+echo "install-deps: done (meson $(meson --version))"
