@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# qemu-irq-fork: the two commands are `make demo` and `make check`.
+#   make          configure when needed, then build both binaries
+#   make demo     boot each binary, ask QMP, print a summary
+#   make check    our tests + the nearest upstream qtests; ends with
+#                 "N passed, N failed"
+#   make pq-status / pq-export   patch queue (scripts/pq)
+
+NINJA ?= ninja
+OBJ := build/obj
+BINARIES := qemu-system-x86_64 qemu-system-ppc64
+
+# Our qtests and the upstream ones nearest to what the fork touches.
+QTESTS_x86_64 := fork-smoke-test amd-iommu-test intel-iommu-test \
+                 qmp-cmd-test device-introspect-test
+QTESTS_ppc64 := fork-smoke-test rtas-test qmp-cmd-test \
+                device-introspect-test
+QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
+
+.PHONY: all build configure demo check check-build pq-status pq-export clean distclean
+
+all: build
+
+$(OBJ)/build.ninja:
+	./configure
+
+build: $(OBJ)/build.ninja
+	scripts/pq sync --base="$$(sed -n 's/^BASE_DIR=//p' build/config.mk)"
+	$(NINJA) -C $(OBJ) $(BINARIES)
+	@for b in $(BINARIES); do ln -sf obj/$$b build/$$b; done
+
+check-build: build
+	$(NINJA) -C $(OBJ) $(addprefix tests/qtest/,$(QTEST_BINS))
+
+check: check-build
+	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
+	    scripts/run-checks.sh
+
+demo: build
+	/usr/bin/python3 scripts/demo.py
+
+pq-status:
+	scripts/pq status
+
+pq-export:
+	scripts/pq export
+
+clean:
+	-$(NINJA) -C $(OBJ) clean
+
+distclean:
+	scripts/pq status
+	rm -rf build

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A minimal QMP client and VM launcher for the fork's demo and tests."""
+
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import time
+
+
+class QMPError(Exception):
+    pass
+
+
+class VM:
+    """Starts QEMU with a QMP unix socket; use as a context manager."""
+
+    def __init__(self, binary, args, name="vm"):
+        self.binary = binary
+        self.args = list(args)
+        self.name = name
+        self.tmp = tempfile.mkdtemp(prefix="qemu-irq-fork-")
+        self.sock_path = os.path.join(self.tmp, "qmp.sock")
+        self.log_path = os.path.join(self.tmp, "qemu.log")
+        self.proc = None
+        self.sock = None
+        self.buf = b""
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+
+    def start(self):
+        cmd = [self.binary] + self.args + [
+            "-qmp", "unix:%s,server=on,wait=off" % self.sock_path]
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=self.log)
+        deadline = time.time() + 30
+        while True:
+            if self.proc.poll() is not None:
+                raise QMPError("%s exited with %d: %s" % (
+                    self.name, self.proc.returncode, self.output()))
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(self.sock_path)
+                self.sock = s
+                break
+            except OSError:
+                s.close()
+                if time.time() > deadline:
+                    raise QMPError("%s: no QMP socket" % self.name)
+                time.sleep(0.05)
+        self._recv()                       # greeting
+        self.cmd("qmp_capabilities")
+
+    def output(self):
+        self.log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def _recv(self):
+        while b"\n" not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                raise QMPError("%s: QMP connection closed" % self.name)
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def cmd(self, execute, **arguments):
+        msg = {"execute": execute}
+        if arguments:
+            msg["arguments"] = arguments
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            resp = self._recv()
+            if "event" in resp:
+                continue
+            if "error" in resp:
+                raise QMPError("%s: %s" % (execute, resp["error"]["desc"]))
+            return resp["return"]
+
+    def hmp(self, line):
+        return self.cmd("human-monitor-command", **{"command-line": line})
+
+    def quit(self, timeout=30):
+        """Shut down through QMP and check QEMU exits cleanly."""
+        try:
+            self.cmd("quit")
+        except QMPError:
+            pass
+        rc = self.proc.wait(timeout)
+        self.sock.close()
+        return rc
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

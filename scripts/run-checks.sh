@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Runs the fork's test list (set by the Makefile): each qtest on each
+# target named in QTESTS_<target>, plus the unit tests and guest tests
+# that later parts of the fork add to scripts/checks.d/.  Prints one line
+# per test and ends with "N passed, N failed"; exits non-zero on failure.
+# Logs go to build/check-logs/.
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+obj="$top/build/obj"
+logs="$top/build/check-logs"
+mkdir -p "$logs"
+
+passed=0
+failed=0
+failures=()
+
+run_one() {
+    local name=$1 timeout=$2
+    shift 2
+    local log="$logs/${name//\//_}.log"
+    local start=$SECONDS rc
+    timeout --kill-after=10 "$timeout" "$@" >"$log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        passed=$((passed + 1))
+        printf 'PASS  %-40s %4ds\n' "$name" $((SECONDS - start))
+    else
+        failed=$((failed + 1))
+        failures+=("$name")
+        printf 'FAIL  %-40s %4ds (rc %d, log %s)\n' "$name" \
+            $((SECONDS - start)) $rc "${log#$top/}"
+        tail -n 15 "$log" | sed 's/^/      | /'
+    fi
+}
+
+cd "$obj"
+for target in x86_64 ppc64; do
+    var="QTESTS_$target"
+    for t in ${!var}; do
+        run_one "qtest-$target/$t" 900 \
+            env QTEST_QEMU_BINARY="./qemu-system-$target" \
+                PYTHON="$obj/pyvenv/bin/python3" \
+                "./tests/qtest/$t" --tap -k
+    done
+done
+
+# Further checks register themselves as executable scripts here; each is
+# run from the build directory and passes when it exits 0.
+for c in "$top"/scripts/checks.d/*; do
+    [ -x "$c" ] || continue
+    run_one "$(basename "$c")" 900 "$c"
+done
+
+echo
+if [ $failed -ne 0 ]; then
+    echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
