@@ -1,0 +1,26 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Shared between the files of the "irq" stats provider: the registry
+ * (irq-stats.c), the host-wide counters (irq-host-stats.c) and the KVM
+ * tracepoint counters (irq-kvm-trace.c).
+ */
+
+#ifndef STATS_IRQ_STATS_INTERNAL_H
+#define STATS_IRQ_STATS_INTERNAL_H
+
+#include "qapi/qapi-types-stats.h"
+
+StatsList *irq_stats_add_scalar(StatsList *list, const char *name,
+                                uint64_t value);
+StatsSchemaValueList *irq_stats_add_schema_value(StatsSchemaValueList *list,
+                                                 const char *name,
+                                                 StatsType type);
+bool irq_stat_name_known(const char *name);
+
+/* Target "host": /proc/interrupts and host-wide KVM tracepoints. */
+bool irq_host_stat_name_known(const char *name);
+void irq_host_stats_collect(StatsResultList **result, strList *names);
+void irq_host_stats_schema(StatsSchemaList **result);
+
+#endif
