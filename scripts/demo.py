@@ -46,6 +46,24 @@ def summarize(vm, title):
         print("   stats      : no provider registered")
     status = vm.cmd("query-status")
     print("   status     : %s" % status["status"])
+    print_irq_stats(vm)
+
+
+def print_irq_stats(vm):
+    """The interrupt-delivery counters of provider "irq", by target."""
+    for target in ("irq-device", "irq-vcpu", "host"):
+        results = vm.cmd("query-stats", target=target,
+                         providers=[{"provider": "irq"}])
+        for r in results:
+            where = r.get("qom-path", "host-wide, not per VM")
+            stats = ", ".join("%s=%s" % (s["name"], s["value"])
+                              for s in r["stats"])
+            print("   irq %-6s : %s" % (target.replace("irq-", ""), where))
+            print("                %s" % stats)
+        if not results:
+            print("   irq %-6s : (no counters)" % target.replace("irq-", ""))
+    for line in vm.hmp("info irq-stats").splitlines()[1:]:
+        print("   source     :%s" % line.rstrip()[1:])
 
 
 def main():

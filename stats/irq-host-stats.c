@@ -3,7 +3,8 @@
  *
  * Host-wide interrupt-delivery counters of the "irq" stats provider,
  * target "host": the posted-interrupt rows and AMD IOMMU GA-log lines
- * of the host's /proc/interrupts (parsed by stats/proc-interrupts.c).
+ * of the host's /proc/interrupts (parsed by stats/proc-interrupts.c),
+ * and the KVM GA-log notifications counted by stats/irq-kvm-trace.c.
  * They count what every VM and the host caused, not this VM alone, so
  * they have a target of their own and no qom-path.  A row the host
  * lacks is an absent counter, never a zero.
@@ -26,7 +27,12 @@ static const char *const host_names[] = {
     "host-posted-msi-notifications",
     "host-amdvi-ga-log-interrupts",
     "host-amdvi-shared-interrupts",
+    "host-kvm-avic-ga-log-notifications",
 };
+
+/* Why the last read of /proc/interrupts failed; NULL if it worked. */
+static char *host_status;
+static unsigned host_count;
 
 bool irq_host_stat_name_known(const char *name)
 {
@@ -51,24 +57,46 @@ bool irq_host_stat_name_known(const char *name)
     return g_str_equal(p, "-ga-log-interrupts");
 }
 
+static void set_status(const char *why)
+{
+    g_free(host_status);
+    host_status = why ? g_strdup(why) : NULL;
+    if (why) {
+        trace_irq_host_stats_unavailable(PROC_INTERRUPTS, why);
+    }
+}
+
+/* /proc/interrupts counters, then the host-wide KVM GA-log count. */
 static GPtrArray *read_host_counters(void)
 {
     g_autofree char *text = NULL;
     g_autoptr(GError) gerr = NULL;
     Error *err = NULL;
-    GPtrArray *counters;
+    GPtrArray *counters = NULL;
+    uint64_t ga_log;
 
     if (!g_file_get_contents(PROC_INTERRUPTS, &text, NULL, &gerr)) {
-        trace_irq_host_stats_unavailable(PROC_INTERRUPTS, gerr->message);
-        return NULL;
-    }
-    counters = proc_interrupts_parse(text, &err);
-    if (!counters) {
-        trace_irq_host_stats_unavailable(PROC_INTERRUPTS,
-                                         error_get_pretty(err));
+        set_status(gerr->message);
+    } else {
+        counters = proc_interrupts_parse(text, &err);
+        set_status(counters ? NULL : error_get_pretty(err));
         error_free(err);
     }
+    host_count = counters ? counters->len : 0;
+    if (irq_kvm_trace_ga_log(&ga_log)) {
+        if (!counters) {
+            counters = host_irq_counters_new();
+        }
+        host_irq_counter_add(counters, "host-kvm-avic-ga-log-notifications",
+                             ga_log);
+    }
     return counters;
+}
+
+const char *irq_host_stats_status(unsigned *n)
+{
+    *n = host_count;
+    return host_status;
 }
 
 void irq_host_stats_collect(StatsResultList **result, strList *names)

@@ -22,5 +22,13 @@ bool irq_stat_name_known(const char *name);
 bool irq_host_stat_name_known(const char *name);
 void irq_host_stats_collect(StatsResultList **result, strList *names);
 void irq_host_stats_schema(StatsSchemaList **result);
+/* NULL when /proc/interrupts was read, else why not; @n: counters. */
+const char *irq_host_stats_status(unsigned *n);
+
+/* KVM tracepoints (irq-kvm-trace.c); a status is NULL when counting. */
+void irq_kvm_trace_refresh(void);
+bool irq_kvm_trace_ga_log(uint64_t *count);
+const char *irq_kvm_trace_doorbell_status(void);
+const char *irq_kvm_trace_ga_log_status(void);
 
 #endif

@@ -111,13 +111,13 @@ void irq_stats_unregister(IrqStatsGroup *group)
     g_free(group);
 }
 
-unsigned irq_stats_group_count(void)
+unsigned irq_stats_group_count(StatsTarget target)
 {
     IrqStatsGroup *g;
     unsigned n = 0;
 
     QTAILQ_FOREACH(g, &irq_stats_groups, next) {
-        n++;
+        n += g->target == target;
     }
     return n;
 }
@@ -229,6 +229,7 @@ static void collect_groups(StatsResultList **result, StatsTarget target,
 static void irq_stats_cb(StatsResultList **result, StatsTarget target,
                          strList *names, strList *targets, Error **errp)
 {
+    irq_kvm_trace_refresh();
     switch (target) {
     case STATS_TARGET_IRQ_DEVICE:
     case STATS_TARGET_IRQ_VCPU:
@@ -266,6 +267,7 @@ static void irq_stats_schemas_cb(StatsSchemaList **result, Error **errp)
     StatsTarget targets[] = { STATS_TARGET_IRQ_DEVICE,
                               STATS_TARGET_IRQ_VCPU };
 
+    irq_kvm_trace_refresh();
     irq_host_stats_schema(result);
     for (int t = ARRAY_SIZE(targets) - 1; t >= 0; t--) {
         StatsSchemaValueList *list = NULL;

@@ -150,12 +150,23 @@ static void add_counter(GPtrArray *out, char *name, uint64_t value)
     g_ptr_array_add(out, c);
 }
 
+void host_irq_counter_add(GPtrArray *counters, const char *name,
+                          uint64_t value)
+{
+    add_counter(counters, g_strdup(name), value);
+}
+
 static void free_counter(gpointer p)
 {
     HostIrqCounter *c = p;
 
     g_free(c->name);
     g_free(c);
+}
+
+GPtrArray *host_irq_counters_new(void)
+{
+    return g_ptr_array_new_with_free_func(free_counter);
 }
 
 GPtrArray *proc_interrupts_parse(const char *text, Error **errp)
@@ -208,7 +219,7 @@ GPtrArray *proc_interrupts_parse(const char *text, Error **errp)
         return NULL;
     }
 
-    out = g_ptr_array_new_with_free_func(free_counter);
+    out = host_irq_counters_new();
     for (size_t r = 0; r < ARRAY_SIZE(posted_rows); r++) {
         if (st.has_posted[r]) {
             add_counter(out, g_strdup(posted_rows[r].name), st.posted[r]);

@@ -43,7 +43,7 @@ IrqStatsGroup *irq_stats_register(Object *owner, StatsTarget target,
                                   unsigned n);
 void irq_stats_unregister(IrqStatsGroup *group);
 
-/* Number of groups registered now (for tests and the demo). */
-unsigned irq_stats_group_count(void);
+/* Number of groups registered now for @target (for HMP). */
+unsigned irq_stats_group_count(StatsTarget target);
 
 #endif

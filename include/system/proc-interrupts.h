@@ -26,4 +26,9 @@ typedef struct HostIrqCounter {
  */
 GPtrArray *proc_interrupts_parse(const char *text, Error **errp);
 
+/* An empty array of HostIrqCounter, and adding one to such an array. */
+GPtrArray *host_irq_counters_new(void);
+void host_irq_counter_add(GPtrArray *counters, const char *name,
+                          uint64_t value);
+
 #endif

@@ -45,7 +45,7 @@ static bool has(GPtrArray *c, const char *name)
 }
 
 static const char intel_host[] =
-"            CPU0       CPU1       CPU2       CPU3       \n"
+"            CPU0       CPU1       CPU2       CPU3      \x20\n"
 "   0:         39          0          0          0  IR-IO-APIC    2-edge      timer\n"
 "   9:          0          4          0          0  IR-IO-APIC    9-fasteoi   acpi\n"
 " 120:          0          0          0          0  DMAR-MSI    0-edge      dmar0\n"
@@ -113,7 +113,7 @@ static void test_amd_x2apic(void)
 
 /* AMD in MSI mode: event, PPR and GA-log share one "AMD-Vi" line. */
 static const char amd_msi[] =
-"           CPU0       CPU1       \n"
+"           CPU0       CPU1      \x20\n"
 "  24:         42          0  PCI-MSI 16384-edge      AMD-Vi\n"
 "  25:          0          8  PCI-MSI 32768-edge      AMD-Vi\n"
 "  26:          1          1  IR-PCI-MSI 524288-edge      ahci[0000:00:11.0]\n";
@@ -148,7 +148,7 @@ static void test_odd_widths(void)
         " PIW:   3\n"
         " NPI:   1   2   3   4   Nested posted-interrupt event\n"
         "  30:  2  2  2  AMD-Vi-MSI  2-edge  AMD-Vi0-GA, other-handler\n"
-        "  31:  1  1  IR-PCI-MSI 2048-edge  AMD-Vi7-GA   \n");
+        "  31:  1  1  IR-PCI-MSI 2048-edge  AMD-Vi7-GA  \x20\n");
 
     /* Saturates instead of wrapping. */
     g_assert_cmpuint(get(c, "host-posted-intr-notifications"), ==,
