@@ -8,15 +8,23 @@
 #   make pq-status / pq-export   patch queue (scripts/pq)
 
 NINJA ?= ninja
+
+# ccache: key on paths relative to the checkout, so a fresh clone in
+# another folder (CI) reuses what an earlier build compiled.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 OBJ := build/obj
 BINARIES := qemu-system-x86_64 qemu-system-ppc64
+# Must match --firmwarepath in ./configure.
+FIRMWARE_DIRS := /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu
 
 # Our qtests and the upstream ones nearest to what the fork touches.
-QTESTS_x86_64 := fork-smoke-test amd-iommu-test intel-iommu-test \
+QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-test intel-iommu-test \
                  qmp-cmd-test device-introspect-test
-QTESTS_ppc64 := fork-smoke-test rtas-test qmp-cmd-test \
+QTESTS_ppc64 := fork-smoke-test irq-stats-test rtas-test qmp-cmd-test \
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
+UNIT_TESTS := test-proc-interrupts
 
 .PHONY: all build configure demo check check-build pq-status pq-export clean distclean
 
@@ -29,13 +37,20 @@ build: $(OBJ)/build.ninja
 	scripts/pq sync --base="$$(sed -n 's/^BASE_DIR=//p' build/config.mk)"
 	$(NINJA) -C $(OBJ) $(BINARIES)
 	@for b in $(BINARIES); do ln -sf obj/$$b build/$$b; done
+	@# Run from the build tree, QEMU looks for its firmware path inside
+	@# qemu-bundle/: point those folders at Debian's firmware packages.
+	@for d in $(FIRMWARE_DIRS); do \
+	    mkdir -p $(OBJ)/qemu-bundle$$(dirname $$d); \
+	    [ -e $(OBJ)/qemu-bundle$$d ] || ln -s $$d $(OBJ)/qemu-bundle$$d; \
+	done
 
 check-build: build
-	$(NINJA) -C $(OBJ) $(addprefix tests/qtest/,$(QTEST_BINS))
+	$(NINJA) -C $(OBJ) $(addprefix tests/qtest/,$(QTEST_BINS)) \
+	    $(addprefix tests/unit/,$(UNIT_TESTS))
 
 check: check-build
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
-	    scripts/run-checks.sh
+	    UNIT_TESTS="$(UNIT_TESTS)" scripts/run-checks.sh
 
 demo: build
 	/usr/bin/python3 scripts/demo.py

@@ -46,6 +46,10 @@ for target in x86_64 ppc64; do
     done
 done
 
+for t in $UNIT_TESTS; do
+    run_one "unit/$t" 300 "./tests/unit/$t" --tap -k
+done
+
 # Further checks register themselves as executable scripts here; each is
 # run from the build directory and passes when it exits 0.
 for c in "$top"/scripts/checks.d/*; do

@@ -14,6 +14,9 @@
 #include "libqos/pci-pc.h"
 #include "qobject/qdict.h"
 #include "qobject/qlist.h"
+#include "qobject/qnum.h"
+#include "qobject/qjson.h"
+#include "qapi/error.h"
 #include "hw/pci/pci_regs.h"
 
 #define IOMMU_PATH "/machine/peripheral/iommu0"
@@ -25,9 +28,11 @@
 static QList *query_stats(QTestState *qts, const char *target,
                           const char *args)
 {
+    g_autofree char *json = g_strdup_printf("{ 'target': '%s' %s }", target,
+                                            args ? args : "");
+    QObject *arguments = qobject_from_json(json, &error_abort);
     QDict *resp = qtest_qmp(qts, "{ 'execute': 'query-stats', "
-                            "'arguments': { 'target': %s %s } }",
-                            target, args ? args : "");
+                            "'arguments': %p }", arguments);
     QList *ret;
 
     g_assert(qdict_haskey(resp, "return"));
@@ -76,7 +81,7 @@ static bool stat_value(QList *stats, const char *name, uint64_t *value)
     QLIST_FOREACH_ENTRY(stats, e) {
         QDict *s = qobject_to(QDict, qlist_entry_obj(e));
         if (g_str_equal(qdict_get_str(s, "name"), name)) {
-            *value = qdict_get_uint(s, "value");
+            *value = qnum_get_uint(qobject_to(QNum, qdict_get(s, "value")));
             return true;
         }
     }
