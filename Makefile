@@ -21,7 +21,7 @@ FIRMWARE_DIRS := /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu
 # Our qtests and the upstream ones nearest to what the fork touches.
 QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-test intel-iommu-test \
                  qmp-cmd-test device-introspect-test
-QTESTS_ppc64 := fork-smoke-test irq-stats-test rtas-test qmp-cmd-test \
+QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
 UNIT_TESTS := test-proc-interrupts
