@@ -26,7 +26,7 @@ QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test 
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
 UNIT_TESTS := test-proc-interrupts
 
-.PHONY: all build configure demo check check-build pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build stock pq-status pq-export clean distclean
 
 all: build
 
@@ -51,6 +51,10 @@ check-build: build
 check: check-build
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" scripts/run-checks.sh
+
+# Unpatched QEMU from the same base, for side-by-side tests and benchmarks.
+stock: build
+	scripts/build-stock.sh
 
 demo: build
 	/usr/bin/python3 scripts/demo.py

@@ -14,12 +14,16 @@ class QMPError(Exception):
 
 
 class VM:
-    """Starts QEMU with a QMP unix socket; use as a context manager."""
+    """Starts QEMU with a QMP unix socket; use as a context manager.
+    With qtest=True, QEMU runs under the qtest accelerator and qtest()
+    sends lines of the qtest protocol."""
 
-    def __init__(self, binary, args, name="vm"):
+    def __init__(self, binary, args, name="vm", qtest=False):
         self.binary = binary
         self.args = list(args)
         self.name = name
+        self.use_qtest = qtest
+        self.qtest_sock = None
         self.tmp = tempfile.mkdtemp(prefix="qemu-irq-fork-")
         self.sock_path = os.path.join(self.tmp, "qmp.sock")
         self.log_path = os.path.join(self.tmp, "qemu.log")
@@ -37,6 +41,10 @@ class VM:
     def start(self):
         cmd = [self.binary] + self.args + [
             "-qmp", "unix:%s,server=on,wait=off" % self.sock_path]
+        if self.use_qtest:
+            self.qtest_path = os.path.join(self.tmp, "qtest.sock")
+            cmd += ["-accel", "qtest", "-qtest",
+                    "unix:%s,server=on,wait=off" % self.qtest_path]
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                      stdout=self.log, stderr=self.log)
@@ -57,7 +65,29 @@ class VM:
                 time.sleep(0.05)
         self._recv()                       # greeting
         self.cmd("qmp_capabilities")
+        if self.use_qtest:
+            self.qtest_sock = socket.socket(socket.AF_UNIX,
+                                            socket.SOCK_STREAM)
+            self.qtest_sock.connect(self.qtest_path)
+            self.qtest_buf = b""
 
+    def qtest(self, line):
+        """Send one qtest command; return the words of its OK reply."""
+        self.qtest_sock.sendall(line.encode() + b"\n")
+        while True:
+            while b"\n" not in self.qtest_buf:
+                data = self.qtest_sock.recv(4096)
+                if not data:
+                    raise QMPError("%s: qtest connection closed" % self.name)
+                self.qtest_buf += data
+            reply, self.qtest_buf = self.qtest_buf.split(b"\n", 1)
+            words = reply.decode().split()
+            if words and words[0] == "IRQ":
+                continue
+            if not words or words[0] != "OK":
+                raise QMPError("%s: qtest %r: %s" % (self.name, line,
+                                                      reply.decode()))
+            return words[1:]
     def output(self):
         self.log.flush()
         with open(self.log_path) as f:
