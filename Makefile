@@ -25,6 +25,8 @@ QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test 
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
 UNIT_TESTS := test-proc-interrupts
+# Fork against stock QEMU of the same base (make stock).
+COMPAT_TESTS := xics-migration
 
 .PHONY: all build configure demo check check-build stock pq-status pq-export clean distclean
 
@@ -48,9 +50,10 @@ check-build: build
 	$(NINJA) -C $(OBJ) $(addprefix tests/qtest/,$(QTEST_BINS)) \
 	    $(addprefix tests/unit/,$(UNIT_TESTS))
 
-check: check-build
+check: check-build stock
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
-	    UNIT_TESTS="$(UNIT_TESTS)" scripts/run-checks.sh
+	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
+	    scripts/run-checks.sh
 
 # Unpatched QEMU from the same base, for side-by-side tests and benchmarks.
 stock: build

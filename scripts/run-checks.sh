@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Runs the fork's test list (set by the Makefile): each qtest on each
-# target named in QTESTS_<target>, plus the unit tests and guest tests
-# that later parts of the fork add to scripts/checks.d/.  Prints one line
-# per test and ends with "N passed, N failed"; exits non-zero on failure.
-# Logs go to build/check-logs/.
+# target named in QTESTS_<target>, the unit tests in UNIT_TESTS and the
+# fork-vs-stock tests in COMPAT_TESTS.  Prints one line per test and
+# ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
+# build/check-logs/.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 obj="$top/build/obj"
@@ -50,12 +50,11 @@ for t in $UNIT_TESTS; do
     run_one "unit/$t" 300 "./tests/unit/$t" --tap -k
 done
 
-# Further checks register themselves as executable scripts here; each is
-# run from the build directory and passes when it exits 0.
-for c in "$top"/scripts/checks.d/*; do
-    [ -x "$c" ] || continue
-    run_one "$(basename "$c")" 900 "$c"
+for t in $COMPAT_TESTS; do
+    run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
+        "$top/build/qemu-system-ppc64" "$top/build-stock/qemu-system-ppc64"
 done
+
 
 echo
 if [ $failed -ne 0 ]; then

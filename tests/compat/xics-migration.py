@@ -11,6 +11,7 @@ Usage: xics-migration.py FORK-QEMU STOCK-QEMU
 """
 
 import os
+import re
 import sys
 import tempfile
 import time
@@ -40,16 +41,28 @@ def program_sources(vm):
     rtas(vm, "ibm,set-xive", [0x1200, 1, 5], 1)
     rtas(vm, "ibm,set-xive", [0x1201, 0, 7], 1)
     rtas(vm, "ibm,int-off", [0x1201], 1)
-    rtas(vm, "ibm,set-xive", [0x1ffe, 1, 0x20], 1)
+    rtas(vm, "ibm,set-xive", [0x1100, 1, 0x20], 1)
+
+
+def check_sources_after(vm):
+    """What "info pic" does not show: servers and saved priorities."""
+    rtas(vm, "ibm,get-xive", [0x1200], 3)
+    server = int(vm.qtest("readl 0x%x" % (RTAS_RETS + 4))[0], 16)
+    prio = int(vm.qtest("readl 0x%x" % (RTAS_RETS + 8))[0], 16)
+    assert (server, prio) == (1, 5), (server, prio)
+    rtas(vm, "ibm,int-on", [0x1201], 1)
+    assert any(re.match(r"1201 LSI 07 ", line) for line in xics_state(vm))
 
 
 def xics_state(vm):
-    """The XICS part of "info pic": presenters and programmed sources."""
+    """The XICS part of "info pic": presenters and sources, no pointers."""
     lines = []
     for line in vm.hmp("info pic").splitlines():
-        if "XIRR" in line or "ICS" in line or \
-                (line.strip().startswith("0x") and " ff ff" not in line):
-            lines.append(line.strip())
+        line = line.strip()
+        if "XIRR" in line or re.match(r"[0-9a-f]+ (MSI|LSI) ", line):
+            lines.append(line)
+        elif line.startswith("ICS "):
+            lines.append(re.sub(r" 0x[0-9a-f]+$", "", line))
     return lines
 
 
@@ -72,6 +85,7 @@ def move(src_bin, dst_bin, with_hcalls, label):
         program_sources(src)
         if with_hcalls:
             src.qtest("hcall 0 0x%x 0x10" % H_CPPR)
+            src.qtest("hcall 1 0x%x 0xff" % H_CPPR)
             src.qtest("hcall 0 0x%x 1 4" % H_IPI)
         before = xics_state(src)
         src.cmd("migrate", uri="file:" + path)
@@ -81,11 +95,15 @@ def move(src_bin, dst_bin, with_hcalls, label):
         dst.cmd("migrate-incoming", uri="file:" + path)
         wait_migration(dst, label + " destination")
         after = xics_state(dst)
+        check_sources_after(dst)
     os.unlink(path)
     if not before or before != after:
         print("%s: XICS state differs after migration" % label)
         print("  before: %s" % "\n          ".join(before))
         print("  after:  %s" % "\n          ".join(after))
+        return False
+    if with_hcalls and "CPU 1 XIRR=ff000002 ((nil)) PP=04 MFRR=04" not in after:
+        print("%s: the pending IPI did not survive the move" % label)
         return False
     print("%s: %d lines of XICS state identical" % (label, len(before)))
     return True
