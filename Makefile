@@ -19,7 +19,7 @@ BINARIES := qemu-system-x86_64 qemu-system-ppc64
 FIRMWARE_DIRS := /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu
 
 # Our qtests and the upstream ones nearest to what the fork touches.
-QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-test intel-iommu-test \
+QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test amd-iommu-test intel-iommu-test \
                  qmp-cmd-test device-introspect-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test

@@ -22,6 +22,20 @@ static const IrqStatDef amdvi_stat_defs[AMDVI_STAT__MAX] = {
         "amdvi-remapped-interrupts", STATS_TYPE_CUMULATIVE },
     /* Interrupt requests that the remapping stage rejected. */
     [AMDVI_STAT_IR_FAULTS] = { "amdvi-ir-faults", STATS_TYPE_CUMULATIVE },
+    /* GA mode (x-ga-vapic): GuestMode IRTEs posted into a vAPIC page, */
+    [AMDVI_STAT_POSTED_INTERRUPTS] = {
+        "amdvi-posted-interrupts", STATS_TYPE_CUMULATIVE },
+    /* ... of which to a running vCPU (IsRun=1), */
+    [AMDVI_STAT_DOORBELLS] = { "amdvi-doorbells", STATS_TYPE_CUMULATIVE },
+    /* ... or logged for a vCPU that is not running, */
+    [AMDVI_STAT_GA_LOG_ENTRIES] = {
+        "amdvi-ga-log-entries", STATS_TYPE_CUMULATIVE },
+    /* GA-log interrupts raised (GAIntEn), */
+    [AMDVI_STAT_GA_LOG_INTERRUPTS] = {
+        "amdvi-ga-log-interrupts", STATS_TYPE_CUMULATIVE },
+    /* GA-log entries lost because the log was full. */
+    [AMDVI_STAT_GA_LOG_OVERFLOWS] = {
+        "amdvi-ga-log-overflows", STATS_TYPE_CUMULATIVE },
 };
 
 void amdvi_stats_register(AMDVIState *s)
