@@ -20,11 +20,13 @@ FIRMWARE_DIRS := /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu
 
 # Our qtests and the upstream ones nearest to what the fork touches.
 QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test amd-iommu-test intel-iommu-test \
-                 qmp-cmd-test device-introspect-test
+                 qmp-cmd-test device-introspect-test bios-tables-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
 UNIT_TESTS := test-proc-interrupts
+# Debian's amd64 kernel booted on the fork.
+GUEST_TESTS_x86_64 := amd-iommu-boot
 # Fork against stock QEMU of the same base (make stock).
 COMPAT_TESTS := xics-migration
 
@@ -53,6 +55,7 @@ check-build: build
 check: check-build stock
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
+	    GUEST_TESTS_x86_64="$(GUEST_TESTS_x86_64)" \
 	    scripts/run-checks.sh
 
 # Unpatched QEMU from the same base, for side-by-side tests and benchmarks.
