@@ -10,6 +10,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qmp import VM, QMPError  # noqa: E402
+import demo_ga  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, "build")
@@ -85,7 +86,28 @@ def main():
             print("demo: %s" % e)
             ok = False
         print()
+    ok = ga_demo() and ok
     return 0 if ok else 1
+
+
+def ga_demo():
+    path = os.path.join(BUILD, "qemu-system-x86_64")
+    print("== AMD IOMMU guest virtual APIC mode (x-ga-vapic=on), "
+          "programmed over qtest")
+    try:
+        with VM(path, ["-M", "q35", "-display", "none", "-nodefaults",
+                       "-device", "amd-iommu,intremap=on,x-ga-vapic=on,"
+                       "id=iommu0", "-device", "edu,addr=04.0"],
+                name="ga", qtest=True) as vm:
+            for line in demo_ga.round_trip(vm):
+                print("   " + line)
+            print_irq_stats(vm)
+            rc = vm.quit()
+            print("   shutdown   : %s" % ("clean" if rc == 0 else rc))
+            return rc == 0
+    except (QMPError, RuntimeError) as e:
+        print("demo: %s" % e)
+        return False
 
 
 if __name__ == "__main__":
