@@ -24,7 +24,7 @@ QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test amd-iommu-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
-UNIT_TESTS := test-proc-interrupts
+UNIT_TESTS := test-proc-interrupts test-apicv-probe
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
 # Fork against stock QEMU of the same base (make stock).
