@@ -248,7 +248,8 @@ ApicvMode apicv_host_mode(const KvmApicvHostFacts *f, char **why)
                             "enable_apicv=1");
             return APICV_MODE_NONE;
         }
-        if (f->vmx_apicv == HOST_FACT_NO || f->vmx_posted_intr == HOST_FACT_NO) {
+        if (f->vmx_apicv == HOST_FACT_NO ||
+            f->vmx_posted_intr == HOST_FACT_NO) {
             *why = g_strdup("the CPU lacks APIC virtualization or posted "
                             "interrupts (cpuinfo 'vmx flags' apicv, "
                             "posted_intr)");
