@@ -425,6 +425,12 @@ static void test_hmp(void)
     /* HMP's current CPU is CPU 0. */
     out_vcpu = qtest_hmp(qts, "info stats irq-vcpu * irq");
     g_assert_nonnull(strstr(out_vcpu, want_vcpu));
+    g_free(out);
+    /* The sources, and why the KVM ones are not counted under qtest. */
+    out = qtest_hmp(qts, "info irq-stats");
+    g_assert_nonnull(strstr(out, "devices (target irq-device)"));
+    g_assert_nonnull(strstr(out, "kvm:kvm_avic_doorbell"));
+    g_assert_nonnull(strstr(out, "not counted: KVM is not in use"));
     qtest_quit(qts);
 }
 
