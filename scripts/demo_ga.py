@@ -69,9 +69,14 @@ def round_trip(vm):
         bdf = (0, dev, 0)
         if cfg_read(vm, bdf, 0, 4) == 0x14191022:
             cap = find_cap(vm, bdf, 0x05)
+            flags = cfg_read(vm, bdf, cap + 2, 2)
             cfg_write(vm, bdf, cap + 4, 4, 0xfee00000)
-            cfg_write(vm, bdf, cap + 8, 2, 0x43)
-            cfg_write(vm, bdf, cap + 2, 2, cfg_read(vm, bdf, cap + 2, 2) | 1)
+            if flags & 0x80:                    # 64-bit address
+                cfg_write(vm, bdf, cap + 8, 4, 0)
+                cfg_write(vm, bdf, cap + 12, 2, 0x43)
+            else:
+                cfg_write(vm, bdf, cap + 8, 2, 0x43)
+            cfg_write(vm, bdf, cap + 2, 2, flags | 1)
     # IOMMU: device table, edu's DTE remaps via the IRT, GA log, vAPIC mode.
     mmio_wq(vm, 0x0000, DEVTAB)
     vm.qtest("writeq 0x%x 0x%x" % (DEVTAB + 0x20 * 32 + 16,

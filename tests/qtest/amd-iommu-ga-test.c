@@ -105,6 +105,26 @@ static uint64_t get_stat(Ctx *c, const char *name)
     return v;
 }
 
+/* CPU 0's emulated APIC: interrupts set in its IRR. */
+static uint64_t cpu0_apic_irqs(Ctx *c)
+{
+    QDict *resp = qtest_qmp(c->qts, "{ 'execute': 'query-stats', "
+                            "'arguments': { 'target': 'irq-vcpu', "
+                            "'vcpus': [ '/machine/unattached/device[0]' ], "
+                            "'providers': [ { 'provider': 'irq', "
+                            "'names': [ 'apic-interrupt-requests' ] } ] } }");
+    QList *res = qdict_get_qlist(resp, "return");
+    QDict *r, *st;
+    uint64_t v;
+
+    g_assert_cmpint(qlist_size(res), ==, 1);
+    r = qobject_to(QDict, qlist_peek(res));
+    st = qobject_to(QDict, qlist_peek(qdict_get_qlist(r, "stats")));
+    v = qnum_get_uint(qobject_to(QNum, qdict_get(st, "value")));
+    qobject_unref(resp);
+    return v;
+}
+
 /* Program edu's MSI with @data and raise one interrupt. */
 static void edu_msi(Ctx *c, uint16_t data)
 {
@@ -116,6 +136,7 @@ static void edu_msi(Ctx *c, uint16_t data)
 static void enable_iommu_msi(Ctx *c)
 {
     QPCIDevice *dev = NULL;
+    uint16_t flags;
     uint8_t cap;
 
     for (int slot = 0; slot < 32 && !dev; slot++) {
@@ -131,11 +152,15 @@ static void enable_iommu_msi(Ctx *c)
     g_assert_nonnull(dev);
     cap = qpci_find_capability(dev, PCI_CAP_ID_MSI, 0);
     g_assert_cmpint(cap, !=, 0);
+    flags = qpci_config_readw(dev, cap + PCI_MSI_FLAGS);
     qpci_config_writel(dev, cap + PCI_MSI_ADDRESS_LO, 0xfee00000);
-    qpci_config_writew(dev, cap + PCI_MSI_DATA_32, 0x42);
-    qpci_config_writew(dev, cap + PCI_MSI_FLAGS,
-                       qpci_config_readw(dev, cap + PCI_MSI_FLAGS) |
-                       PCI_MSI_FLAGS_ENABLE);
+    if (flags & PCI_MSI_FLAGS_64BIT) {
+        qpci_config_writel(dev, cap + PCI_MSI_ADDRESS_HI, 0);
+        qpci_config_writew(dev, cap + PCI_MSI_DATA_64, 0x42);
+    } else {
+        qpci_config_writew(dev, cap + PCI_MSI_DATA_32, 0x42);
+    }
+    qpci_config_writew(dev, cap + PCI_MSI_FLAGS, flags | PCI_MSI_FLAGS_ENABLE);
     g_free(dev);
 }
 
@@ -221,10 +246,14 @@ static void test_efr(void)
 static void test_post_running(void)
 {
     Ctx *c = start(true);
+    uint64_t apic;
 
     wr(c, R_CONTROL, ga_control);
     write_irte_ga(c, 3, true, true, true, 0x1234, 0x41, BACKING);
+    apic = cpu0_apic_irqs(c);
     edu_msi(c, 3);
+    /* Posted, not delivered: no CPU was interrupted. */
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic);
 
     /* IRR bit 0x41: word 2, bit 1; nothing logged, a doorbell counted. */
     g_assert_cmphex(irr_word(c, 0x41), ==, 1U << 1);
@@ -245,12 +274,15 @@ static void test_post_running(void)
 static void test_log_not_running(void)
 {
     Ctx *c = start(true);
-    uint64_t entry;
+    uint64_t entry, apic;
 
     enable_iommu_msi(c);
     wr(c, R_CONTROL, ga_control);
     write_irte_ga(c, 7, true, false, true, 0xabcd1234, 0x60, BACKING);
+    apic = cpu0_apic_irqs(c);
     edu_msi(c, 7);
+    /* edu's MSI was posted; the one CPU interrupt is the GA-log MSI. */
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic + 1);
 
     g_assert_cmphex(irr_word(c, 0x60), ==, 1);
     entry = qtest_readq(c->qts, GALOG);
@@ -370,6 +402,26 @@ static void test_bad_backing_page(void)
     stop(c);
 }
 
+static void test_ga_log_write_error(void)
+{
+    Ctx *c = start(true);
+
+    /* A GA log outside guest RAM: the entry cannot be written. */
+    wr(c, R_GA_BASE, 0xff000000000ULL | (8ULL << 56));
+    wr(c, R_CONTROL, ga_control);
+    write_irte_ga(c, 9, true, false, true, 0x99, 0x70, BACKING);
+    edu_msi(c, 9);
+    g_assert_cmphex(irr_word(c, 0x70), ==, 1U << 16);
+    g_assert_cmphex(rd(c, R_GA_TAIL), ==, 0);
+    g_assert_cmpuint(get_stat(c, "amdvi-ga-log-entries"), ==, 0);
+    /* Posted all the same, and the failure is an event-log entry. */
+    g_assert_cmpuint(get_stat(c, "amdvi-posted-interrupts"), ==, 1);
+    g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 16);
+    g_assert_cmphex(qtest_readq(c->qts, EVTLOG) >> 60, ==, 4);
+    g_assert_true(rd(c, R_STATUS) & ST_EVT_INT);
+    stop(c);
+}
+
 static void test_invalid_irte_and_dte(void)
 {
     Ctx *c = start(true);
@@ -484,6 +536,8 @@ int main(int argc, char **argv)
     qtest_add_func("/amd-iommu-ga/guest-mode-rejected",
                    test_guest_mode_rejected);
     qtest_add_func("/amd-iommu-ga/bad-backing-page", test_bad_backing_page);
+    qtest_add_func("/amd-iommu-ga/ga-log-write-error",
+                   test_ga_log_write_error);
     qtest_add_func("/amd-iommu-ga/invalid-irte-dte",
                    test_invalid_irte_and_dte);
     qtest_add_func("/amd-iommu-ga/event-log-wraps", test_event_log_wraps);
