@@ -16,9 +16,8 @@
 #include "libqtest.h"
 #include "libqos/pci-pc.h"
 #include "qobject/qdict.h"
-#include "qobject/qlist.h"
-#include "qobject/qnum.h"
 #include "hw/pci/pci_regs.h"
+#include "irq-stats-qtest.h"
 
 #define MMIO            0xfed80000ULL
 #define R_DEVTAB        0x0000
@@ -82,47 +81,14 @@ static void wr(Ctx *c, uint64_t reg, uint64_t val)
 
 static uint64_t get_stat(Ctx *c, const char *name)
 {
-    QDict *resp = qtest_qmp(c->qts, "{ 'execute': 'query-stats', "
-                            "'arguments': { 'target': 'irq-device' } }");
-    QListEntry *e, *f;
-    uint64_t v = UINT64_MAX;
-
-    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
-        QDict *r = qobject_to(QDict, qlist_entry_obj(e));
-
-        if (!g_str_equal(qdict_get_str(r, "qom-path"), IOMMU_PATH)) {
-            continue;
-        }
-        QLIST_FOREACH_ENTRY(qdict_get_qlist(r, "stats"), f) {
-            QDict *s = qobject_to(QDict, qlist_entry_obj(f));
-            if (g_str_equal(qdict_get_str(s, "name"), name)) {
-                v = qnum_get_uint(qobject_to(QNum, qdict_get(s, "value")));
-            }
-        }
-    }
-    qobject_unref(resp);
-    g_assert_cmpuint(v, !=, UINT64_MAX);
-    return v;
+    return irq_stat(c->qts, "irq-device", IOMMU_PATH, name);
 }
 
 /* CPU 0's emulated APIC: interrupts set in its IRR. */
 static uint64_t cpu0_apic_irqs(Ctx *c)
 {
-    QDict *resp = qtest_qmp(c->qts, "{ 'execute': 'query-stats', "
-                            "'arguments': { 'target': 'irq-vcpu', "
-                            "'vcpus': [ '/machine/unattached/device[0]' ], "
-                            "'providers': [ { 'provider': 'irq', "
-                            "'names': [ 'apic-interrupt-requests' ] } ] } }");
-    QList *res = qdict_get_qlist(resp, "return");
-    QDict *r, *st;
-    uint64_t v;
-
-    g_assert_cmpint(qlist_size(res), ==, 1);
-    r = qobject_to(QDict, qlist_peek(res));
-    st = qobject_to(QDict, qlist_peek(qdict_get_qlist(r, "stats")));
-    v = qnum_get_uint(qobject_to(QNum, qdict_get(st, "value")));
-    qobject_unref(resp);
-    return v;
+    return irq_stat(c->qts, "irq-vcpu", "/machine/unattached/device[0]",
+                    "apic-interrupt-requests");
 }
 
 /* Program edu's MSI with @data and raise one interrupt. */

@@ -18,6 +18,7 @@
 #include "qobject/qjson.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_regs.h"
+#include "irq-stats-qtest.h"
 
 #define IOMMU_PATH "/machine/peripheral/iommu0"
 #define EDU_DEVFN QPCI_DEVFN(4, 0)
@@ -86,19 +87,6 @@ static bool stat_value(QList *stats, const char *name, uint64_t *value)
         }
     }
     return false;
-}
-
-static uint64_t get_stat(QTestState *qts, const char *target,
-                         const char *path, const char *name)
-{
-    QList *res = query_stats(qts, target, NULL);
-    QList *stats = result_stats(res, path);
-    uint64_t v;
-
-    g_assert_nonnull(stats);
-    g_assert_true(stat_value(stats, name, &v));
-    qobject_unref(res);
-    return v;
 }
 
 /* Every stat name appears once across all providers and targets. */
@@ -297,21 +285,6 @@ static void edu_raise_msi(QTestState *qts)
     qpci_free_pc(bus);
 }
 
-static const char *cpu_path(QTestState *qts, int index, char *buf, size_t n)
-{
-    QDict *resp = qtest_qmp(qts, "{ 'execute': 'query-cpus-fast' }");
-    QListEntry *e;
-
-    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
-        QDict *c = qobject_to(QDict, qlist_entry_obj(e));
-        if (qdict_get_int(c, "cpu-index") == index) {
-            g_strlcpy(buf, qdict_get_str(c, "qom-path"), n);
-        }
-    }
-    qobject_unref(resp);
-    return buf;
-}
-
 static QTestState *start_q35(void)
 {
     return qtest_init("-M q35 -smp 2 "
@@ -322,32 +295,31 @@ static QTestState *start_q35(void)
 static void test_device_counter_rises(void)
 {
     QTestState *qts = start_q35();
-    char cpu0[128] = "", cpu1[128] = "";
+    g_autofree char *cpu0 = irq_stats_cpu_path(qts, 0);
+    g_autofree char *cpu1 = irq_stats_cpu_path(qts, 1);
     uint64_t remapped, faults, apic0, apic1;
 
-    cpu_path(qts, 0, cpu0, sizeof(cpu0));
-    cpu_path(qts, 1, cpu1, sizeof(cpu1));
     g_assert_true(schema_has(qts, "irq-device", "amdvi-remapped-interrupts"));
     g_assert_true(schema_has(qts, "irq-device", "amdvi-ir-faults"));
     g_assert_true(schema_has(qts, "irq-vcpu", "apic-interrupt-requests"));
     g_assert_false(schema_has(qts, "irq-vcpu", "amdvi-ir-faults"));
 
-    remapped = get_stat(qts, "irq-device", IOMMU_PATH,
+    remapped = irq_stat(qts, "irq-device", IOMMU_PATH,
                         "amdvi-remapped-interrupts");
-    faults = get_stat(qts, "irq-device", IOMMU_PATH, "amdvi-ir-faults");
-    apic0 = get_stat(qts, "irq-vcpu", cpu0, "apic-interrupt-requests");
-    apic1 = get_stat(qts, "irq-vcpu", cpu1, "apic-interrupt-requests");
+    faults = irq_stat(qts, "irq-device", IOMMU_PATH, "amdvi-ir-faults");
+    apic0 = irq_stat(qts, "irq-vcpu", cpu0, "apic-interrupt-requests");
+    apic1 = irq_stat(qts, "irq-vcpu", cpu1, "apic-interrupt-requests");
 
     edu_raise_msi(qts);
 
     /* The MSI went through the IOMMU's remapping stage to CPU 0. */
-    g_assert_cmpuint(get_stat(qts, "irq-device", IOMMU_PATH,
+    g_assert_cmpuint(irq_stat(qts, "irq-device", IOMMU_PATH,
                               "amdvi-remapped-interrupts"), ==, remapped + 1);
-    g_assert_cmpuint(get_stat(qts, "irq-device", IOMMU_PATH,
+    g_assert_cmpuint(irq_stat(qts, "irq-device", IOMMU_PATH,
                               "amdvi-ir-faults"), ==, faults);
-    g_assert_cmpuint(get_stat(qts, "irq-vcpu", cpu0,
+    g_assert_cmpuint(irq_stat(qts, "irq-vcpu", cpu0,
                               "apic-interrupt-requests"), ==, apic0 + 1);
-    g_assert_cmpuint(get_stat(qts, "irq-vcpu", cpu1,
+    g_assert_cmpuint(irq_stat(qts, "irq-vcpu", cpu1,
                               "apic-interrupt-requests"), ==, apic1);
 
     check_schemas_unique(qts);
@@ -358,12 +330,11 @@ static void test_device_counter_rises(void)
 static void test_filters(void)
 {
     QTestState *qts = start_q35();
-    char cpu1[128] = "";
+    g_autofree char *cpu1 = irq_stats_cpu_path(qts, 1);
     QList *res, *stats;
     QDict *r;
     uint64_t v;
 
-    cpu_path(qts, 1, cpu1, sizeof(cpu1));
 
     /* names: only what was asked for. */
     res = query_stats(qts, "irq-device", ", 'providers': [ { 'provider': "
@@ -407,17 +378,16 @@ static void test_filters(void)
 static void test_hmp(void)
 {
     QTestState *qts = start_q35();
-    char cpu0[128] = "";
+    g_autofree char *cpu0 = irq_stats_cpu_path(qts, 0);
     g_autofree char *out = NULL, *out_vcpu = NULL;
     g_autofree char *want = NULL, *want_vcpu = NULL;
 
     edu_raise_msi(qts);
-    cpu_path(qts, 0, cpu0, sizeof(cpu0));
     want = g_strdup_printf("amdvi-remapped-interrupts (cumulative): %" PRIu64,
-                           get_stat(qts, "irq-device", IOMMU_PATH,
+                           irq_stat(qts, "irq-device", IOMMU_PATH,
                                     "amdvi-remapped-interrupts"));
     want_vcpu = g_strdup_printf("apic-interrupt-requests (cumulative): %"
-                                PRIu64, get_stat(qts, "irq-vcpu", cpu0,
+                                PRIu64, irq_stat(qts, "irq-vcpu", cpu0,
                                                  "apic-interrupt-requests"));
     out = qtest_hmp(qts, "info stats irq-device");
     g_assert_nonnull(strstr(out, IOMMU_PATH));

@@ -15,8 +15,7 @@
 #include "libqos/libqos-spapr.h"
 #include "libqos/pci-spapr.h"
 #include "qobject/qdict.h"
-#include "qobject/qlist.h"
-#include "qobject/qnum.h"
+#include "irq-stats-qtest.h"
 
 #define H_SUCCESS       0
 #define H_HARDWARE      ((uint64_t)-1)
@@ -152,47 +151,10 @@ static void xics_stop(Xics *x)
     g_free(x);
 }
 
-static const char *cpu_path(Xics *x, int index, char *buf, size_t n)
+static uint64_t xstat(Xics *x, const char *target, const char *path,
+                      const char *name)
 {
-    QDict *resp = qtest_qmp(x->qts, "{ 'execute': 'query-cpus-fast' }");
-    QListEntry *e;
-
-    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
-        QDict *c = qobject_to(QDict, qlist_entry_obj(e));
-        if (qdict_get_int(c, "cpu-index") == index) {
-            g_strlcpy(buf, qdict_get_str(c, "qom-path"), n);
-        }
-    }
-    qobject_unref(resp);
-    return buf;
-}
-
-/* Counter @name of the irq result at @path (NULL: first with the name). */
-static uint64_t get_stat(Xics *x, const char *target, const char *path,
-                     const char *name)
-{
-    QDict *resp = qtest_qmp(x->qts, "{ 'execute': 'query-stats', "
-                            "'arguments': { 'target': %s } }", target);
-    QListEntry *e, *f;
-    uint64_t v = UINT64_MAX;
-
-    QLIST_FOREACH_ENTRY(qdict_get_qlist(resp, "return"), e) {
-        QDict *r = qobject_to(QDict, qlist_entry_obj(e));
-        const char *p = qdict_get_try_str(r, "qom-path");
-
-        if (path && (!p || !g_str_equal(p, path))) {
-            continue;
-        }
-        QLIST_FOREACH_ENTRY(qdict_get_qlist(r, "stats"), f) {
-            QDict *s = qobject_to(QDict, qlist_entry_obj(f));
-            if (g_str_equal(qdict_get_str(s, "name"), name)) {
-                v = qnum_get_uint(qobject_to(QNum, qdict_get(s, "value")));
-            }
-        }
-    }
-    qobject_unref(resp);
-    g_assert_cmpuint(v, !=, UINT64_MAX);
-    return v;
+    return irq_stat(x->qts, target, path, name);
 }
 
 static void test_rtas_xive(void)
@@ -237,11 +199,10 @@ static void test_rtas_xive(void)
 static void test_ipi(void)
 {
     Xics *x = xics_start(NULL);
-    char cpu1[64];
+    g_autofree char *cpu1 = irq_stats_cpu_path(x->qts, 1);
     uint8_t mfrr;
 
-    cpu_path(x, 1, cpu1, sizeof(cpu1));
-    g_assert_cmpuint(get_stat(x, "irq-vcpu", cpu1, "xics-icp-ipis"), ==, 0);
+    g_assert_cmpuint(xstat(x, "irq-vcpu", cpu1, "xics-icp-ipis"), ==, 0);
 
     /* CPU 0 sends an IPI to server 1. */
     g_assert_cmphex(h_ipi(x, 0, 1, 4), ==, H_SUCCESS);
@@ -259,9 +220,9 @@ static void test_ipi(void)
     /* Nothing more. */
     g_assert_cmphex(h_xirr(x, 1), ==, 0xff000000);
 
-    g_assert_cmpuint(get_stat(x, "irq-vcpu", cpu1, "xics-icp-ipis"), ==, 1);
-    g_assert_cmpuint(get_stat(x, "irq-vcpu", cpu1, "xics-icp-accepted"), ==, 1);
-    g_assert_cmpuint(get_stat(x, "irq-vcpu", cpu1, "xics-icp-eois"), ==, 1);
+    g_assert_cmpuint(xstat(x, "irq-vcpu", cpu1, "xics-icp-ipis"), ==, 1);
+    g_assert_cmpuint(xstat(x, "irq-vcpu", cpu1, "xics-icp-accepted"), ==, 1);
+    g_assert_cmpuint(xstat(x, "irq-vcpu", cpu1, "xics-icp-eois"), ==, 1);
 
     /* An IPI no more favoured than CPPR waits until CPPR drops. */
     g_assert_cmphex(h_cppr(x, 1, 3), ==, H_SUCCESS);
@@ -293,10 +254,9 @@ static void test_bad_server(void)
 static void test_lsi_reject_resend(void)
 {
     Xics *x = xics_start(NULL);
-    char cpu0[64];
+    g_autofree char *cpu0 = irq_stats_cpu_path(x->qts, 0);
     uint64_t rejects, resent, scanned, passes;
 
-    cpu_path(x, 0, cpu0, sizeof(cpu0));
     g_assert_cmpint(set_xive(x, EDU_LSI, 0, 5), ==, RTAS_SUCCESS);
 
     /* The LSI is presented to server 0. */
@@ -304,23 +264,23 @@ static void test_lsi_reject_resend(void)
     g_assert_cmphex(h_ipoll(x, 1, 0, NULL), ==, 0xff000000 | EDU_LSI);
 
     /* A more favoured IPI makes the presenter reject the LSI. */
-    rejects = get_stat(x, "irq-vcpu", cpu0, "xics-icp-rejects");
+    rejects = xstat(x, "irq-vcpu", cpu0, "xics-icp-rejects");
     g_assert_cmphex(h_ipi(x, 1, 0, 3), ==, H_SUCCESS);
-    g_assert_cmpuint(get_stat(x, "irq-vcpu", cpu0, "xics-icp-rejects"), ==,
+    g_assert_cmpuint(xstat(x, "irq-vcpu", cpu0, "xics-icp-rejects"), ==,
                      rejects + 1);
     g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000 | XICS_IPI);
 
     /* EOI of the IPI resends the still asserted LSI, visiting it alone. */
-    resent = get_stat(x, "irq-device", NULL, "xics-ics-resent");
-    scanned = get_stat(x, "irq-device", NULL, "xics-ics-resend-scanned");
-    passes = get_stat(x, "irq-device", NULL, "xics-ics-resend-passes");
+    resent = xstat(x, "irq-device", NULL, "xics-ics-resent");
+    scanned = xstat(x, "irq-device", NULL, "xics-ics-resend-scanned");
+    passes = xstat(x, "irq-device", NULL, "xics-ics-resend-passes");
     g_assert_cmphex(h_ipi(x, 0, 0, 0xff), ==, H_SUCCESS);
     g_assert_cmphex(h_eoi(x, 0, 0xff000000 | XICS_IPI), ==, H_SUCCESS);
-    g_assert_cmpuint(get_stat(x, "irq-device", NULL, "xics-ics-resent"), ==,
+    g_assert_cmpuint(xstat(x, "irq-device", NULL, "xics-ics-resent"), ==,
                      resent + 1);
-    g_assert_cmpuint(get_stat(x, "irq-device", NULL, "xics-ics-resend-passes"),
+    g_assert_cmpuint(xstat(x, "irq-device", NULL, "xics-ics-resend-passes"),
                      >, passes);
-    g_assert_cmpuint(get_stat(x, "irq-device", NULL, "xics-ics-resend-scanned"),
+    g_assert_cmpuint(xstat(x, "irq-device", NULL, "xics-ics-resend-scanned"),
                      ==, scanned + 1);
     g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000 | EDU_LSI);
 
@@ -345,7 +305,7 @@ static void test_lsi_reject_resend(void)
     g_assert_cmphex(h_xirr(x, 0), ==, 0x06000000 | EDU_LSI);
     edu_intx(x, false);
     g_assert_cmphex(h_eoi(x, 0, 0x06000000 | EDU_LSI), ==, H_SUCCESS);
-    g_assert_cmpuint(get_stat(x, "irq-device", NULL, "xics-ics-lsi-events"), ==,
+    g_assert_cmpuint(xstat(x, "irq-device", NULL, "xics-ics-lsi-events"), ==,
                      3);
     xics_stop(x);
 }
