@@ -14,9 +14,12 @@
  *
  * A doorbell in hardware tells the AVIC of the CPU running the target
  * vCPU to look at its IRR.  The emulated machine has no AVIC that could
- * act on it (TCG does not emulate SVM AVIC), so the doorbell is counted
- * and traced: the posted IRR bit is what a hypervisor in the guest sees
- * when it next looks at the backing page.
+ * act on it (TCG does not emulate SVM AVIC), so the doorbell is counted,
+ * traced, and the destination CPU (the IRTE's APIC ID) is kicked out of
+ * its execution loop, the nearest an emulated CPU comes to noticing a
+ * doorbell; its own interrupt state does not change.  The posted IRR
+ * bit is what a hypervisor in the guest sees when it next looks at the
+ * backing page.
  */
 
 #include "qemu/osdep.h"
@@ -27,6 +30,8 @@
 #include "exec/address-spaces.h"
 #include "system/dma.h"
 #include "hw/pci/msi.h"
+#include "hw/core/cpu.h"
+#include "cpu.h"
 #include "amd_iommu.h"
 #include "amd_iommu-ga.h"
 #include "trace.h"
@@ -279,9 +284,16 @@ int amdvi_ga_post(AMDVIState *s, uint64_t lo, uint64_t hi, uint16_t devid)
     trace_amdvi_ga_posted(devid, vector, page, is_run, ga_log_intr);
 
     if (is_run) {
+        uint32_t dest = extract64(lo, 8, 24) | (extract64(hi, 56, 8) << 24);
+        CPUState *cs;
+
         amdvi_stats_inc(&s->stats, AMDVI_STAT_DOORBELLS);
-        trace_amdvi_ga_doorbell(devid, extract64(lo, 8, 24) |
-                                (extract64(hi, 56, 8) << 24));
+        trace_amdvi_ga_doorbell(devid, dest);
+        CPU_FOREACH(cs) {
+            if (X86_CPU(cs)->apic_id == dest) {
+                qemu_cpu_kick(cs);
+            }
+        }
     } else if (ga_log_intr) {
         ga_log_append(s, ga_tag, devid);
     }
