@@ -229,12 +229,15 @@ static void collect_groups(StatsResultList **result, StatsTarget target,
 static void irq_stats_cb(StatsResultList **result, StatsTarget target,
                          strList *names, strList *targets, Error **errp)
 {
-    irq_kvm_trace_refresh();
     switch (target) {
     case STATS_TARGET_IRQ_DEVICE:
     case STATS_TARGET_IRQ_VCPU:
         if (!check_names(names, errp)) {
             return;
+        }
+        if (target == STATS_TARGET_IRQ_VCPU) {
+            /* Per-vCPU KVM tracepoint counters follow the vCPU threads. */
+            irq_kvm_trace_refresh();
         }
         collect_groups(result, target, names, targets);
         break;
