@@ -332,6 +332,55 @@ static void test_masked(void)
     xics_stop(x);
 }
 
+/* The EPOW source is an MSI: system_powerdown pulses it. */
+#define EPOW_MSI        0x1000
+
+static void epow_msi(Xics *x)
+{
+    qtest_qmp_assert_success(x->qts, "{ 'execute': 'system_powerdown' }");
+    qtest_qmp_eventwait(x->qts, "POWERDOWN");
+}
+
+static void test_msi(void)
+{
+    Xics *x = xics_start(NULL);
+    uint64_t events = xstat(x, "irq-device", NULL, "xics-ics-msi-events");
+    uint64_t resent;
+
+    g_assert_cmpint(set_xive(x, EPOW_MSI, 0, 5), ==, RTAS_SUCCESS);
+    epow_msi(x);
+    g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000 | EPOW_MSI);
+    g_assert_cmphex(h_eoi(x, 0, 0xff000000 | EPOW_MSI), ==, H_SUCCESS);
+    /* An edge: the EOI does not bring it back. */
+    g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000);
+    g_assert_cmpuint(xstat(x, "irq-device", NULL, "xics-ics-msi-events"),
+                     ==, events + 1);
+
+    /* Rejected by CPPR 5, kept, and resent when CPPR drops. */
+    g_assert_cmphex(h_cppr(x, 0, 5), ==, H_SUCCESS);
+    epow_msi(x);
+    g_assert_cmphex(h_ipoll(x, 1, 0, NULL), ==, 0x05000000);
+    resent = xstat(x, "irq-device", NULL, "xics-ics-resent");
+    g_assert_cmphex(h_cppr(x, 0, 0xff), ==, H_SUCCESS);
+    g_assert_cmpuint(xstat(x, "irq-device", NULL, "xics-ics-resent"), ==,
+                     resent + 1);
+    g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000 | EPOW_MSI);
+    g_assert_cmphex(h_eoi(x, 0, 0xff000000 | EPOW_MSI), ==, H_SUCCESS);
+    g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000);
+
+    /* Masked: held pending, delivered once when unmasked. */
+    g_assert_cmpint(int_onoff(x, "ibm,int-off", EPOW_MSI), ==, RTAS_SUCCESS);
+    epow_msi(x);
+    g_assert_cmphex(h_ipoll(x, 1, 0, NULL), ==, 0xff000000);
+    g_assert_cmpint(int_onoff(x, "ibm,int-on", EPOW_MSI), ==, RTAS_SUCCESS);
+    g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000 | EPOW_MSI);
+    g_assert_cmphex(h_eoi(x, 0, 0xff000000 | EPOW_MSI), ==, H_SUCCESS);
+    g_assert_cmphex(h_xirr(x, 0), ==, 0xff000000);
+    g_assert_cmpuint(xstat(x, "irq-device", NULL, "xics-ics-msi-events"),
+                     ==, events + 3);
+    xics_stop(x);
+}
+
 #define H_FUNCTION      ((uint64_t)-2)
 
 /*
@@ -369,6 +418,7 @@ int main(int argc, char **argv)
     qtest_add_func("xics/bad-server", test_bad_server);
     qtest_add_func("xics/lsi-reject-resend", test_lsi_reject_resend);
     qtest_add_func("xics/masked", test_masked);
+    qtest_add_func("xics/msi", test_msi);
     qtest_add_func("xics/calls-without-xics", test_xics_calls_without_xics);
     return g_test_run();
 }
