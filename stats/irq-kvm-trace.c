@@ -99,6 +99,7 @@ static int tracepoint_id(const char *event, char **why)
     return -1;
 }
 
+/* A counting fd, or -errno with @why set. */
 static int open_counter(int id, int tid, int cpu, char **why)
 {
     struct perf_event_attr attr = {
@@ -108,13 +109,14 @@ static int open_counter(int id, int tid, int cpu, char **why)
     };
     long fd = syscall(SYS_perf_event_open, &attr, tid, cpu, -1,
                       PERF_FLAG_FD_CLOEXEC);
+    int err = errno;
 
     if (fd < 0) {
-        *why = g_strdup_printf("perf_event_open: %s%s", strerror(errno),
-                               errno == EACCES || errno == EPERM ?
+        *why = g_strdup_printf("perf_event_open: %s%s", strerror(err),
+                               err == EACCES || err == EPERM ?
                                " (needs CAP_PERFMON or a lower "
                                "kernel.perf_event_paranoid)" : "");
-        return -1;
+        return -err;
     }
     return fd;
 }
@@ -164,7 +166,7 @@ static void probe(void)
         int fd = open_counter(ga_id, -1, c, &why);
 
         if (fd < 0) {
-            if (errno == ENODEV || errno == EINVAL) {
+            if (fd == -ENODEV || fd == -EINVAL) {
                 g_free(why);
                 why = NULL;
                 continue;       /* offline CPU */
