@@ -16,7 +16,6 @@ StatsList *irq_stats_add_scalar(StatsList *list, const char *name,
 StatsSchemaValueList *irq_stats_add_schema_value(StatsSchemaValueList *list,
                                                  const char *name,
                                                  StatsType type);
-bool irq_stat_name_known(const char *name);
 
 /* Target "host": /proc/interrupts and host-wide KVM tracepoints. */
 bool irq_host_stat_name_known(const char *name);

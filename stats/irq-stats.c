@@ -122,7 +122,7 @@ unsigned irq_stats_group_count(StatsTarget target)
     return n;
 }
 
-bool irq_stat_name_known(const char *name)
+static bool irq_stat_name_known(const char *name)
 {
     return irq_stat_name_index(name) >= 0 || irq_host_stat_name_known(name);
 }
