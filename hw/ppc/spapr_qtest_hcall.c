@@ -24,6 +24,9 @@ bool spapr_qtest_hcall(CharBackend *chr, gchar **words)
     CPUState *cs;
     int n;
 
+    if (words[0] && strcmp(words[0], "xics-stress") == 0) {
+        return spapr_qtest_xics_stress(chr, words);
+    }
     if (!words[0] || strcmp(words[0], "hcall") != 0) {
         return false;
     }

@@ -8,6 +8,9 @@
  * priorities, rejects and resends, masked sources, IPIs between vCPUs,
  * bad server numbers, and the counters of the "irq" stats provider.
  * The level-triggered source is the INTx line of an edu PCI device.
+ * xics/stress runs the multi-threaded "xics-stress" verb (threads
+ * inside QEMU, without the BQL) and checks its verdict and counters;
+ * XICS_STRESS_ROUNDS sets its length (make check-tsan shortens it).
  */
 
 #include "qemu/osdep.h"
@@ -406,6 +409,47 @@ static void test_xics_calls_without_xics(void)
     qtest_quit(qts);
 }
 
+/*
+ * Several threads inside QEMU raising MSIs and LSIs, taking and EOI-ing
+ * them, sending IPIs, changing CPPR and moving sources at once, without
+ * the BQL (hw/ppc/spapr_qtest_xics_stress.c): every interrupt taken
+ * exactly once, none lost.  Then the counters must add up.
+ */
+static void test_stress(void)
+{
+    QTestState *qts = qtest_init("-M pseries,ic-mode=xics -smp 4");
+    const char *rounds_env = g_getenv("XICS_STRESS_ROUNDS");
+    int rounds = rounds_env ? atoi(rounds_env) : 20000;
+    uint64_t raised, delivered, sent, taken, moves;
+    uint64_t total_taken = 0, accepted = 0, eois = 0;
+
+    for (uint32_t seed = 1; seed <= 3; seed++) {
+        g_autofree gchar *rsp = qtest_spapr_xics_stress(qts, 4, rounds, seed);
+
+        g_test_message("seed %u: %s", seed, rsp);
+        g_assert_cmpint(sscanf(rsp, "OK raised=%" SCNu64 " delivered=%" SCNu64
+                               " ipis-sent=%" SCNu64 " ipis-taken=%" SCNu64
+                               " moves=%" SCNu64, &raised, &delivered, &sent,
+                               &taken, &moves), ==, 5);
+        g_assert_cmpuint(raised, ==, delivered);
+        g_assert_cmpuint(sent, ==, taken);
+        g_assert_cmpuint(raised, >, 0);
+        g_assert_cmpuint(sent, >, 0);
+        total_taken += delivered + taken;
+    }
+
+    /* Each interrupt taken is one H_XIRR that found one, and one H_EOI */
+    for (int cpu = 0; cpu < 4; cpu++) {
+        g_autofree char *path = irq_stats_cpu_path(qts, cpu);
+
+        accepted += irq_stat(qts, "irq-vcpu", path, "xics-icp-accepted");
+        eois += irq_stat(qts, "irq-vcpu", path, "xics-icp-eois");
+    }
+    g_assert_cmpuint(accepted, ==, total_taken);
+    g_assert_cmpuint(eois, ==, total_taken);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -420,5 +464,6 @@ int main(int argc, char **argv)
     qtest_add_func("xics/masked", test_masked);
     qtest_add_func("xics/msi", test_msi);
     qtest_add_func("xics/calls-without-xics", test_xics_calls_without_xics);
+    qtest_add_func("xics/stress", test_stress);
     return g_test_run();
 }

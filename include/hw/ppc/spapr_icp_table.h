@@ -12,9 +12,21 @@
 #ifndef HW_PPC_SPAPR_ICP_TABLE_H
 #define HW_PPC_SPAPR_ICP_TABLE_H
 
-typedef struct SpaprIcpTable {
-    struct ICPState **icp;
+#include "qemu/rcu.h"
+
+/*
+ * Read without the BQL by the XICS hypercalls, inside RCU read-side
+ * sections: the array is replaced (never resized in place) and freed
+ * after a grace period; entries are published with qatomic_rcu_set.
+ */
+typedef struct SpaprIcpArray {
+    struct rcu_head rcu;
     uint32_t size;
+    struct ICPState *icp[];
+} SpaprIcpArray;
+
+typedef struct SpaprIcpTable {
+    SpaprIcpArray *array;
 } SpaprIcpTable;
 
 struct SpaprMachineState;

@@ -8,7 +8,8 @@
  *   hcall CPU-INDEX OPCODE [ARG0 .. ARG8]
  *   -> OK RET R0 R1 R2 R3          (hex; R0..R3 are args[] on return)
  *
- * Hooked in hw/ppc/spapr_rtas.c's qtest command callback.
+ * Hooked in hw/ppc/spapr_rtas.c's qtest command callback; the
+ * "xics-stress" verb below is dispatched from spapr_qtest_hcall().
  */
 
 #ifndef HW_PPC_SPAPR_QTEST_H
@@ -17,5 +18,12 @@
 #include "chardev/char-fe.h"
 
 bool spapr_qtest_hcall(CharBackend *chr, gchar **words);
+
+/*
+ *   xics-stress THREADS ROUNDS SEED
+ * A multi-threaded stress test of the emulated XICS:
+ * hw/ppc/spapr_qtest_xics_stress.c.
+ */
+bool spapr_qtest_xics_stress(CharBackend *chr, gchar **words);
 
 #endif

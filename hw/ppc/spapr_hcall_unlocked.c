@@ -1,0 +1,46 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * PAPR hypercalls served without the BQL: see
+ * include/hw/ppc/spapr_hcall_unlocked.h.  Hooked in hw/ppc/spapr.c
+ * (vhyp hypercall_unlocked, TCG) and target/ppc/kvm.c (KVM exit).
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/rcu.h"
+#include "hw/ppc/spapr.h"
+#include "hw/ppc/spapr_hcall_unlocked.h"
+
+static spapr_hcall_fn unlocked_hcall_table[(MAX_HCALL_OPCODE / 4) + 1];
+
+void spapr_register_hypercall_unlocked(target_ulong opcode, spapr_hcall_fn fn)
+{
+    /* Only the PAPR range, where the XICS calls are */
+    assert(opcode <= MAX_HCALL_OPCODE && !(opcode & 3));
+    assert(!unlocked_hcall_table[opcode / 4]);
+
+    spapr_register_hypercall(opcode, fn);
+    unlocked_hcall_table[opcode / 4] = fn;
+}
+
+bool spapr_hypercall_unlocked(PowerPCCPU *cpu, target_ulong opcode,
+                              target_ulong *args, target_ulong *ret)
+{
+    SpaprMachineState *spapr;
+    spapr_hcall_fn fn;
+
+    if (opcode > MAX_HCALL_OPCODE || (opcode & 3)) {
+        return false;
+    }
+    fn = unlocked_hcall_table[opcode / 4];
+    if (!fn) {
+        return false;
+    }
+
+    spapr = SPAPR_MACHINE(qdev_get_machine());
+    /* Presenter lookups are RCU-protected (CPU hot-unplug) */
+    WITH_RCU_READ_LOCK_GUARD() {
+        *ret = fn(cpu, spapr, opcode, args);
+    }
+    return true;
+}
