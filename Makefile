@@ -5,6 +5,7 @@
 #   make demo     boot each binary, ask QMP, print a summary
 #   make check    our tests + the nearest upstream qtests; ends with
 #                 "N passed, N failed"
+#   make check-tsan  the XICS stress test under ThreadSanitizer
 #   make pq-status / pq-export   patch queue (scripts/pq)
 
 NINJA ?= ninja
@@ -30,7 +31,7 @@ GUEST_TESTS_x86_64 := amd-iommu-boot
 # Fork against stock QEMU of the same base (make stock).
 COMPAT_TESTS := xics-migration
 
-.PHONY: all build configure demo check check-build stock pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build check-tsan stock pq-status pq-export clean distclean
 
 all: build
 
@@ -57,6 +58,11 @@ check: check-build stock
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
 	    GUEST_TESTS_x86_64="$(GUEST_TESTS_x86_64)" \
 	    scripts/run-checks.sh
+
+# The XICS stress test under ThreadSanitizer (own build in build-tsan/,
+# ~15 min cold on two cores; not part of `make check`).
+check-tsan: build
+	scripts/check-tsan.sh
 
 # Unpatched QEMU from the same base, for side-by-side tests and benchmarks.
 stock: build
