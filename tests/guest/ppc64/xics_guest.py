@@ -101,7 +101,7 @@ def machine_args(smp, elf, bootargs, devices, console_path, extra=()):
 
 
 EDU4 = ["edu,addr=%d" % s for s in (1, 2, 3, 4)]
-E1000_2 = ["e1000,addr=%d,mitigation=off" % s for s in (5, 6)]
+E1000_4 = ["e1000,addr=%d" % s for s in (1, 2, 3, 4)]
 
 
 class GuestVM:

@@ -62,6 +62,7 @@ struct cpu {
     uint32_t ipi_prio;          /* priority H_IPI uses towards this CPU */
     volatile int wake_gen;      /* last barrier that woke this CPU */
     volatile int finished;      /* done for good, counts are final */
+    uint64_t wait_deadline;     /* timebase limit of the current wait */
 
     /* What the guest counted; compared with QEMU's counters. */
     uint64_t xirr_calls;        /* H_XIRR calls */
@@ -214,7 +215,28 @@ uint32_t dev_take(struct dev *d, uint32_t *fact);
 struct dev *dev_by_irq(uint32_t irq);
 uint32_t dev_bit(struct dev *d, uint64_t seq);
 
-/* tests.c, bench.c */
+/* tests.c: phases and the load generators bench.c and soak.c share */
+struct storm {
+    uint32_t base[MAX_CPUS];    /* message numbers when the phase began */
+    uint32_t sent[MAX_CPUS];
+    unsigned long n;
+};
+struct load {
+    unsigned long rounds, per_round;
+    unsigned long round, k;
+    int waiting;
+};
+extern int load_ndevs;
+void storm_init(struct storm *s, unsigned long n);
+bool storm_step(struct storm *s);
+void load_route_round(struct load *l);
+bool load_step(struct load *l);
+void route(struct dev *d, int cpu, uint32_t prio);
+void wait_start(void);
+void wait_check(const char *what, uint32_t a, uint32_t b);
+void print_counts(void);
+void verdict(void);
+
 extern const char *opt_mode;
 extern unsigned long opt_n;
 extern unsigned long opt_ms;

@@ -20,19 +20,19 @@
  */
 #include "guest.h"
 
+int load_ndevs = MAX_DEVS;             /* devices the load may use */
+
 #define IPI_PRIO        5
 #define DEV_PRIO        6
 
-static uint64_t wait_deadline;
-
-static void wait_start(void)
+void wait_start(void)
 {
-    wait_deadline = tb_deadline(60);
+    this_cpu->wait_deadline = tb_deadline(60);
 }
 
-static void wait_check(const char *what, uint32_t a, uint32_t b)
+void wait_check(const char *what, uint32_t a, uint32_t b)
 {
-    if (mftb() > wait_deadline) {
+    if (mftb() > this_cpu->wait_deadline) {
         fail("timeout waiting for %s (0x%x, 0x%x)", what, a, b);
     }
     cpu_relax();
@@ -40,10 +40,10 @@ static void wait_check(const char *what, uint32_t a, uint32_t b)
 
 static bool my_dev(int i)
 {
-    return i % ncpus == this_cpu->idx;
+    return i < load_ndevs && i % ncpus == this_cpu->idx;
 }
 
-static void route(struct dev *d, int cpu, uint32_t prio)
+void route(struct dev *d, int cpu, uint32_t prio)
 {
     int st;
 
@@ -64,13 +64,7 @@ static void wait_delivered(struct dev *d)
 
 /* --- ipi / dev / mixed ------------------------------------------------ */
 
-struct storm {
-    uint32_t base[MAX_CPUS];    /* message numbers when the phase began */
-    uint32_t sent[MAX_CPUS];
-    unsigned long n;
-};
-
-static void storm_init(struct storm *s, unsigned long n)
+void storm_init(struct storm *s, unsigned long n)
 {
     int dst;
 
@@ -81,8 +75,11 @@ static void storm_init(struct storm *s, unsigned long n)
     }
 }
 
-/* Send what can be sent now; returns true when all is sent and acked. */
-static bool storm_step(struct storm *s)
+/*
+ * Send what can be sent now (at most s->n per destination; set n to 0
+ * to stop); returns true when all that was sent is acknowledged.
+ */
+bool storm_step(struct storm *s)
 {
     int me = this_cpu->idx, dst;
     bool done = true;
@@ -95,20 +92,15 @@ static bool storm_step(struct storm *s)
             s->sent[dst]++;
             send_ipi(dst, IPI_PRIO);
         }
-        if (READ_ONCE(ipi_ack[dst][me]) != s->base[dst] + s->n) {
+        if (s->sent[dst] < s->n ||
+            READ_ONCE(ipi_ack[dst][me]) != s->base[dst] + s->sent[dst]) {
             done = false;
         }
     }
     return done;
 }
 
-struct load {
-    unsigned long rounds, per_round;
-    unsigned long round, k;
-    int waiting;
-};
-
-static void load_route_round(struct load *l)
+void load_route_round(struct load *l)
 {
     int i;
 
@@ -120,7 +112,7 @@ static void load_route_round(struct load *l)
 }
 
 /* One step of the device load; returns true when all rounds are done. */
-static bool load_step(struct load *l)
+bool load_step(struct load *l)
 {
     int i;
 
@@ -198,7 +190,7 @@ static void phase_mixed(void)
         if (!ldone) {
             ldone = load_step(&l);
         }
-        if (mftb() > wait_deadline + 60 * tb_freq) {
+        if (mftb() > this_cpu->wait_deadline + 60 * tb_freq) {
             fail("mixed phase does not finish");
         }
     }
@@ -493,8 +485,6 @@ void run_tests(void)
     }
     finish();
     {
-        uint64_t errors = 0;
-
         unsigned long per_pair = 0;
 
         if (phase_selected("ipi")) {
@@ -513,13 +503,22 @@ void run_tests(void)
             }
         }
         print_counts();
-        for (c = 0; c < ncpus; c++) {
-            errors += cpus[c].errors;
-        }
-        if (errors) {
-            printf("XICS-GUEST RESULT FAIL errors=%lu\n", errors);
-        } else {
-            printf("XICS-GUEST RESULT PASS\n");
-        }
+        verdict();
+    }
+}
+
+/* Print "XICS-GUEST RESULT PASS" or FAIL from the errors counted. */
+void verdict(void)
+{
+    uint64_t errors = 0;
+    int c;
+
+    for (c = 0; c < ncpus; c++) {
+        errors += cpus[c].errors;
+    }
+    if (errors) {
+        printf("XICS-GUEST RESULT FAIL errors=%lu\n", errors);
+    } else {
+        printf("XICS-GUEST RESULT PASS\n");
     }
 }

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xics-guest soak mode (mode=soak), for migration: all CPUs exchange
+ * IPI messages and raise device interrupts continuously, each checked
+ * to arrive exactly once, until "q" arrives on the console.  Before
+ * the loop the boot CPU leaves two raised device interrupts pending and
+ * masked (one with ibm,int-off, one with ibm,set-xive priority 0xff);
+ * after "q" it unmasks them and each must then be delivered once.  The
+ * boot CPU prints "XICS-GUEST SOAK round=N" now and then, so the host
+ * can see the guest make progress on either side of a migration.
+ */
+#include "guest.h"
+
+static volatile int soak_stop;
+
+static void hold_pending(struct dev *d, int how)
+{
+    int st;
+
+    route(d, 0, 4);
+    d->masked = 1;
+    sync();
+    st = how ? set_xive(d->irq, cpus[0].server, 0xff) : int_off(d->irq);
+    check(st == 0, "soak: mask 0x%x: %d", d->irq, st);
+    dev_raise(d, dev_bit(d, 7 + how));
+}
+
+static void release_pending(struct dev *d, int how)
+{
+    int st;
+
+    d->masked = 0;
+    sync();
+    st = how ? set_xive(d->irq, cpus[0].server, 4) : int_on(d->irq);
+    check(st == 0, "soak: unmask 0x%x: %d", d->irq, st);
+    wait_start();
+    while (READ_ONCE(d->outstanding)) {
+        wait_check("interrupt held across migration", d->irq,
+                   d->outstanding);
+    }
+}
+
+void run_soak(void)
+{
+    struct load l = { ~0UL, 25, 0, 0, 0 };
+    struct storm s;
+    int held = 0, i;
+    uint64_t iter = 0;
+
+    /* The last two devices are held pending; the others carry the load. */
+    if (this_cpu->idx == 0 && ndevs >= 3) {
+        held = 2;
+    }
+    load_ndevs = ndevs >= 3 ? ndevs - 2 : ndevs;
+    barrier();
+    if (this_cpu->idx == 0) {
+        for (i = 0; i < held; i++) {
+            hold_pending(&devs[ndevs - 2 + i], i);
+        }
+        printf("XICS-GUEST SOAK RUNNING held=%d load_devs=%d\n", held,
+               load_ndevs);
+    }
+    storm_init(&s, ~0UL);
+    load_route_round(&l);
+    while (!READ_ONCE(soak_stop)) {
+        storm_step(&s);
+        load_step(&l);
+        iter++;
+        if (this_cpu->idx == 0 && (iter & 0xff) == 0) {
+            int c = console_getc();
+
+            if (c == 'q') {
+                soak_stop = 1;
+            }
+            if ((iter & 0xffff) == 0) {
+                printf("XICS-GUEST SOAK round=%lu\n", iter >> 16);
+            }
+        }
+    }
+    /* Stop sending; wait until everything sent was received. */
+    s.n = 0;
+    wait_start();
+    while (!storm_step(&s)) {
+        wait_check("IPI acks", 0, 0);
+    }
+    for (i = 0; i < load_ndevs; i++) {
+        if (i % ncpus == this_cpu->idx) {
+            while (READ_ONCE(devs[i].outstanding)) {
+                wait_check("device interrupts", devs[i].irq,
+                           devs[i].outstanding);
+            }
+        }
+    }
+    barrier();
+    if (this_cpu->idx == 0) {
+        for (i = 0; i < held; i++) {
+            release_pending(&devs[ndevs - 2 + i], i);
+        }
+        printf("XICS-GUEST SOAK released=%d\n", held);
+    }
+    finish();
+    for (i = 0; i < ncpus; i++) {
+        int src;
+
+        for (src = 0; src < ncpus; src++) {
+            check(ipi_ack[i][src] == ipi_mbox[i][src],
+                  "IPI messages %d -> %d: sent %u, received %u", src, i,
+                  ipi_mbox[i][src], ipi_ack[i][src]);
+        }
+    }
+    print_counts();
+    verdict();
+}
