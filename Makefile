@@ -20,12 +20,13 @@ BINARIES := qemu-system-x86_64 qemu-system-ppc64
 FIRMWARE_DIRS := /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu
 
 # Our qtests and the upstream ones nearest to what the fork touches.
-QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test amd-iommu-test intel-iommu-test \
+QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test kvm-apicv-test amd-iommu-test \
+                 intel-iommu-test \
                  qmp-cmd-test device-introspect-test bios-tables-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
-UNIT_TESTS := test-proc-interrupts test-apicv-probe
+UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
 # Fork against stock QEMU of the same base (make stock).

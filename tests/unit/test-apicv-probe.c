@@ -219,6 +219,16 @@ static void test_zen4(void)
     g_assert_false(d.inhibited[APICV_INHIBIT_PIT_REINJECT]);
     g_assert_cmpint(d.device_posting, ==, HOST_FACT_YES);
     apicv_decision_free(&d);
+    /* auto, but the PIT policy was fixed (an explicit -global): reported */
+    vm.pit_policy_fixed = true;
+    decide_ok(&f, &vm, ON_OFF_AUTO_AUTO, ON_OFF_AUTO_AUTO, &d);
+    g_assert_false(d.set_pit_discard);
+    g_assert_true(d.inhibited[APICV_INHIBIT_PIT_REINJECT]);
+    g_assert_nonnull(strstr(d.inhibit_reason[APICV_INHIBIT_PIT_REINJECT],
+                            "lost_tick_policy=discard"));
+    g_assert_cmpint(d.mode, ==, APICV_MODE_NONE);
+    apicv_decision_free(&d);
+    vm.pit_policy_fixed = false;
     /* on: PIT reinject refused with the fix. */
     decide_fails(&f, &vm, ON_OFF_AUTO_ON, ON_OFF_AUTO_AUTO,
                  "lost_tick_policy=discard");

@@ -410,7 +410,7 @@ bool apicv_decide(const KvmApicvHostFacts *f, const KvmApicvVmConfig *vm,
             }
         } else {
             find_inhibits(f, vm, d->host_mode, d);
-            if (req == ON_OFF_AUTO_AUTO &&
+            if (req == ON_OFF_AUTO_AUTO && !vm->pit_policy_fixed &&
                 d->inhibited[APICV_INHIBIT_PIT_REINJECT]) {
                 /* Safe to adjust: the guest loses no ticks it relies on. */
                 d->inhibited[APICV_INHIBIT_PIT_REINJECT] = false;

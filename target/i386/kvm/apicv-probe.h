@@ -84,6 +84,7 @@ typedef struct KvmApicvVmConfig {
     bool kernel_irqchip;        /* false: kernel-irqchip=off */
     bool pit_in_kernel;
     bool pit_reinject;          /* lost_tick_policy=delay */
+    bool pit_policy_fixed;      /* auto may not change it (any more) */
     bool hyperv_synic;
     bool hv_avic;
     uint32_t max_apic_id;
@@ -110,7 +111,10 @@ typedef struct ApicvDecision {
     ApicvMode mode;             /* negotiated: NONE when inhibited */
     bool inhibited[APICV_INHIBIT__MAX];
     char *inhibit_reason[APICV_INHIBIT__MAX];
-    /* auto: switch the in-kernel PIT to lost_tick_policy=discard */
+    /*
+     * auto: switch the in-kernel PIT to lost_tick_policy=discard
+     * (unless the VM's pit_policy_fixed says it cannot be changed)
+     */
     bool set_pit_discard;
     HostFact device_posting;
     char *device_posting_why;

@@ -1,0 +1,94 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * qtests of the KVM APIC virtualization negotiation that run without
+ * KVM (target/i386/kvm/apicv-negotiate.c): the kvm accelerator's
+ * apicv / device-posted-irqs options (introspection, and the errors
+ * for bad values), and query-kvm-apicv / "info kvm-apicv" answering
+ * that KVM is not in use.  The decisions themselves are unit-tested on
+ * host fixtures (tests/unit/test-apicv-probe.c, test-apicv-host.c).
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "qobject/qdict.h"
+#include "qobject/qlist.h"
+#include "qobject/qstring.h"
+
+/* The options exist on the kvm accelerator, as OnOffAuto. */
+static void test_options_introspect(void)
+{
+    QTestState *qts = qtest_init("-M q35");
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-list-properties', "
+                           "'arguments': { 'typename': 'kvm-accel' } }");
+    QList *props = qdict_get_qlist(rsp, "return");
+    const QListEntry *e;
+    int found = 0;
+
+    g_assert_nonnull(props);
+    QLIST_FOREACH_ENTRY(props, e) {
+        QDict *p = qobject_to(QDict, qlist_entry_obj(e));
+        const char *name = qdict_get_str(p, "name");
+
+        if (g_str_equal(name, "apicv") ||
+            g_str_equal(name, "device-posted-irqs")) {
+            g_assert_cmpstr(qdict_get_str(p, "type"), ==, "OnOffAuto");
+            g_assert_nonnull(strstr(qdict_get_str(p, "description"),
+                                    "auto"));
+            found++;
+        }
+    }
+    g_assert_cmpint(found, ==, 2);
+    qobject_unref(rsp);
+    qtest_quit(qts);
+}
+
+/* A bad value stops QEMU with an error naming the option. */
+static void test_bad_value(gconstpointer opaque)
+{
+    const char *arg = opaque;
+
+    if (g_test_subprocess()) {
+        g_autofree char *args = g_strdup_printf("-M q35 -accel kvm,%s", arg);
+        QTestState *qts = qtest_init(args);
+
+        qtest_quit(qts);
+        return;
+    }
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT);
+    g_test_trap_assert_failed();
+    g_test_trap_assert_stderr(strstr(arg, "apicv=") ?
+                              "*apicv*does not accept value*" :
+                              "*device-posted-irqs*does not accept value*");
+}
+
+/* Under qtest (no KVM) the query answers, it does not fail. */
+static void test_query_without_kvm(void)
+{
+    QTestState *qts = qtest_init("-M q35");
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-kvm-apicv' }");
+    QDict *ret = qdict_get_qdict(rsp, "return");
+    g_autofree char *hmp = NULL;
+
+    g_assert_nonnull(ret);
+    g_assert_false(qdict_get_bool(ret, "kvm"));
+    /* nothing else to say without KVM */
+    g_assert_cmpint(qdict_size(ret), ==, 1);
+    qobject_unref(rsp);
+
+    hmp = qtest_hmp(qts, "info kvm-apicv");
+    g_assert_nonnull(strstr(hmp, "KVM is not in use"));
+    qtest_quit(qts);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("kvm-apicv/options-introspect", test_options_introspect);
+    qtest_add_data_func("kvm-apicv/bad-value/apicv", "apicv=maybe",
+                        test_bad_value);
+    qtest_add_data_func("kvm-apicv/bad-value/device-posted-irqs",
+                        "device-posted-irqs=yes-please", test_bad_value);
+    qtest_add_func("kvm-apicv/query-without-kvm", test_query_without_kvm);
+    return g_test_run();
+}
