@@ -5,6 +5,7 @@
 #   make demo     boot each binary, ask QMP, print a summary
 #   make check    our tests + the nearest upstream qtests; ends with
 #                 "N passed, N failed"
+#   make bench    XICS benchmark of the fork against stock QEMU
 #   make check-tsan  the XICS stress test under ThreadSanitizer
 #   make pq-status / pq-export   patch queue (scripts/pq)
 
@@ -29,8 +30,14 @@ QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
 UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
+# Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics.
+LINUX_TESTS_ppc64 := linux-mttcg
 # Fork against stock QEMU of the same base (make stock).
 COMPAT_TESTS := xics-migration
+# Our freestanding ppc64 guest (tests/guest/ppc64/guest, built by
+# tests/guest/ppc64/guest.mk) under MTTCG; the compat ones also need stock.
+GUEST_TESTS_ppc64 := xics-mttcg
+GUEST_COMPAT_TESTS_ppc64 := xics-live-migration
 
 .PHONY: all build configure demo check check-build check-tsan stock pq-status pq-export clean distclean
 
@@ -58,6 +65,9 @@ check: check-build stock
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
 	    GUEST_TESTS_x86_64="$(GUEST_TESTS_x86_64)" \
+	    LINUX_TESTS_ppc64="$(LINUX_TESTS_ppc64)" \
+	    GUEST_TESTS_ppc64="$(GUEST_TESTS_ppc64)" \
+	    GUEST_COMPAT_TESTS_ppc64="$(GUEST_COMPAT_TESTS_ppc64)" \
 	    scripts/run-checks.sh
 
 # The XICS stress test under ThreadSanitizer (own build in build-tsan/,
@@ -71,6 +81,15 @@ stock: build
 
 demo: build
 	/usr/bin/python3 scripts/demo.py
+
+# XICS benchmark, fork against stock, with our ppc64 guest (results go
+# to docs/benchmarks.md by hand).  BENCH_RUNS runs per binary and size.
+BENCH_RUNS ?= 5
+bench: build stock guest-ppc64
+	/usr/bin/python3 tests/guest/ppc64/xics-bench.py \
+	    build/qemu-system-ppc64 build-stock/qemu-system-ppc64 $(BENCH_RUNS)
+
+include tests/guest/ppc64/guest.mk
 
 pq-status:
 	scripts/pq status

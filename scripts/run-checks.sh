@@ -4,8 +4,10 @@
 # Runs the fork's test list (set by the Makefile): each qtest on each
 # target named in QTESTS_<target>, the unit tests in UNIT_TESTS, the
 # guest boot tests in GUEST_TESTS_x86_64 (guest fetched from Debian's
-# registry by tests/guest/fetch-x86-guest.sh) and the fork-vs-stock
-# tests in COMPAT_TESTS.  Prints one line per test and
+# registry by tests/guest/fetch-x86-guest.sh), the fork-vs-stock
+# tests in COMPAT_TESTS, and the tests with our own ppc64 guest
+# (tests/guest/ppc64, built by guest.mk): GUEST_TESTS_ppc64 on the fork,
+# GUEST_COMPAT_TESTS_ppc64 on the fork and stock.  Prints one line per test and
 # ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
 # build/check-logs/.
 
@@ -75,11 +77,50 @@ if [ -n "$GUEST_TESTS_x86_64" ]; then
     fi
 fi
 
+if [ -n "$LINUX_TESTS_ppc64" ]; then
+    if guest=$(sh "$top/tests/guest/fetch-ppc64-guest.sh"); then
+        for t in $LINUX_TESTS_ppc64; do
+            run_one "linux-ppc64/$t" 600 /usr/bin/python3 \
+                "$top/tests/guest/ppc64-linux/$t.py" \
+                "$top/build/qemu-system-ppc64" "$guest"
+        done
+    else
+        for t in $LINUX_TESTS_ppc64; do
+            failed=$((failed + 1))
+            failures+=("linux-ppc64/$t")
+            echo "FAIL  linux-ppc64/$t: the ppc64 Linux guest could not be fetched"
+        done
+    fi
+fi
+
 for t in $COMPAT_TESTS; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
         "$top/build/qemu-system-ppc64" "$top/build-stock/qemu-system-ppc64"
 done
 
+ppc64_guest_tests="$GUEST_TESTS_ppc64 $GUEST_COMPAT_TESTS_ppc64"
+if [ -n "${ppc64_guest_tests// }" ]; then
+    if make -s -C "$top" -f tests/guest/ppc64/guest.mk guest-ppc64 \
+            >"$logs/guest-ppc64-build.log" 2>&1; then
+        for t in $GUEST_TESTS_ppc64; do
+            run_one "guest-ppc64/$t" 300 /usr/bin/python3 \
+                "$top/tests/guest/ppc64/$t.py" "$top/build/qemu-system-ppc64"
+        done
+        for t in $GUEST_COMPAT_TESTS_ppc64; do
+            run_one "compat/$t" 300 /usr/bin/python3 \
+                "$top/tests/guest/ppc64/$t.py" \
+                "$top/build/qemu-system-ppc64" \
+                "$top/build-stock/qemu-system-ppc64"
+        done
+    else
+        for t in $ppc64_guest_tests; do
+            failed=$((failed + 1))
+            failures+=("guest-ppc64/$t")
+            echo "FAIL  guest-ppc64/$t: the ppc64 guest did not build" \
+                "(log build/check-logs/guest-ppc64-build.log)"
+        done
+    fi
+fi
 
 echo
 if [ $failed -ne 0 ]; then
