@@ -4,8 +4,9 @@
 # Runs the fork's test list (set by the Makefile): each qtest on each
 # target named in QTESTS_<target>, the unit tests in UNIT_TESTS, the
 # guest boot tests in GUEST_TESTS_x86_64 (guest fetched from Debian's
-# registry by tests/guest/fetch-x86-guest.sh), the fork-vs-stock
-# tests in COMPAT_TESTS, and the tests with our own ppc64 guest
+# registry by tests/guest/fetch-x86-guest.sh), Debian's ppc64le Linux
+# in LINUX_TESTS_ppc64 (tests/guest/fetch-ppc64-guest.sh), the
+# fork-vs-stock tests in COMPAT_TESTS, and the tests with our own ppc64 guest
 # (tests/guest/ppc64, built by guest.mk): GUEST_TESTS_ppc64 on the fork,
 # GUEST_COMPAT_TESTS_ppc64 on the fork and stock.  Prints one line per test and
 # ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
