@@ -3,7 +3,8 @@
 #
 # Install everything the fork needs to build and test on Debian bookworm:
 # apt sources for bookworm-backports (meson >= 1.5, python3-pycotap) and
-# trixie deb-src (the pinned QEMU base), then the build dependencies.
+# trixie deb-src (the pinned QEMU base), then the build dependencies and
+# the powerpc64le cross compiler for the ppc64 test guest.
 # As non-root it only prints the commands to run.
 set -e
 
@@ -14,7 +15,8 @@ PIN=/etc/apt/preferences.d/qemu-irq-fork
 PKGS="build-essential pkg-config git ccache ninja-build meson python3 \
 python3-venv python3-pycotap python3-tomli dpkg-dev xz-utils \
 libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev \
-flex bison seabios ipxe-qemu qemu-system-data"
+flex bison seabios ipxe-qemu qemu-system-data \
+gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu"
 
 write_sources() {
     cat > "$BACKPORTS" <<SRC

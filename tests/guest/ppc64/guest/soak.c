@@ -7,11 +7,28 @@
  * masked (one with ibm,int-off, one with ibm,set-xive priority 0xff);
  * after "q" it unmasks them and each must then be delivered once.  The
  * boot CPU prints "XICS-GUEST SOAK round=N" now and then, so the host
- * can see the guest make progress on either side of a migration.
+ * can see the guest make progress on either side of a migration (every
+quarter of a second of guest time).
  */
 #include "guest.h"
 
 static volatile int soak_stop;
+
+static int fmt_num(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0, len;
+
+    do {
+        tmp[n++] = '0' + v % 10;
+        v /= 10;
+    } while (v);
+    len = n;
+    while (n) {
+        *p++ = tmp[--n];
+    }
+    return len;
+}
 
 static void hold_pending(struct dev *d, int how)
 {
@@ -45,7 +62,7 @@ void run_soak(void)
     struct load l = { ~0UL, 25, 0, 0, 0 };
     struct storm s;
     int held = 0, i;
-    uint64_t iter = 0;
+    uint64_t iter = 0, last = mftb();
 
     /* The last two devices are held pending; the others carry the load. */
     if (this_cpu->idx == 0 && ndevs >= 3) {
@@ -72,8 +89,15 @@ void run_soak(void)
             if (c == 'q') {
                 soak_stop = 1;
             }
-            if ((iter & 0xffff) == 0) {
-                printf("XICS-GUEST SOAK round=%lu\n", iter >> 16);
+            if (mftb() - last > tb_freq / 4) {
+                char line[160], *p = line;
+
+                last = mftb();
+                for (i = 0; i < ncpus && p < line + sizeof(line) - 24; i++) {
+                    p += fmt_num(p, cpus[i].accepted);
+                    *p++ = i + 1 < ncpus ? ',' : 0;
+                }
+                printf("XICS-GUEST SOAK round=%lu accepted=%s\n", iter, line);
             }
         }
     }
