@@ -2,7 +2,8 @@
 /*
  * xics-guest soak mode (mode=soak), for migration: all CPUs exchange
  * IPI messages and raise device interrupts continuously, each checked
- * to arrive exactly once, until "q" arrives on the console.  Before
+ * to arrive exactly once, until "q" arrives on the console ("p" pauses
+ * the traffic until nothing is in flight, "r" resumes it).  Before
  * the loop the boot CPU leaves two raised device interrupts pending and
  * masked (one with ibm,int-off, one with ibm,set-xive priority 0xff);
  * after "q" it unmasks them and each must then be delivered once.  The
@@ -13,6 +14,8 @@ quarter of a second of guest time).
 #include "guest.h"
 
 static volatile int soak_stop;
+static volatile int soak_pause;
+static volatile int soak_paused_cpus;
 
 static int fmt_num(char *p, uint64_t v)
 {
@@ -57,6 +60,63 @@ static void release_pending(struct dev *d, int how)
     }
 }
 
+/* Wait until nothing this CPU sent or raised is in flight. */
+static void quiesce(struct storm *s)
+{
+    int i;
+
+    s->n = 0;
+    wait_start();
+    while (!storm_step(s)) {
+        wait_check("IPI acks", 0, 0);
+    }
+    for (i = 0; i < load_ndevs; i++) {
+        if (i % ncpus == this_cpu->idx) {
+            while (READ_ONCE(devs[i].outstanding)) {
+                wait_check("device interrupts", devs[i].irq,
+                           devs[i].outstanding);
+            }
+        }
+    }
+}
+
+/*
+ * "p" on the console: every CPU stops sending and raising, waits until
+ * all of it arrived and its presenter is empty, and spins (interrupts
+ * enabled) until "r"; the boot CPU says "XICS-GUEST SOAK PAUSED" once
+ * all are quiet.
+ */
+static void pause_here(struct storm *s)
+{
+    quiesce(s);
+    atomic_inc(&soak_paused_cpus);
+    wait_start();
+    while (READ_ONCE(soak_paused_cpus) != ncpus) {
+        wait_check("CPUs to pause", soak_paused_cpus, ncpus);
+    }
+    drain_interrupts();
+    irq_enable();
+    if (this_cpu->idx == 0) {
+        int c;
+
+        printf("XICS-GUEST SOAK PAUSED\n");
+        do {
+            c = console_getc();
+        } while (c != 'r' && c != 'q');
+        if (c == 'q') {
+            soak_stop = 1;
+        }
+        soak_paused_cpus = 0;
+        sync();
+        soak_pause = 0;
+    } else {
+        while (READ_ONCE(soak_pause)) {
+            cpu_relax();
+        }
+    }
+    s->n = ~0UL;
+}
+
 void run_soak(void)
 {
     struct load l = { ~0UL, 25, 0, 0, 0 };
@@ -80,6 +140,10 @@ void run_soak(void)
     storm_init(&s, ~0UL);
     load_route_round(&l);
     while (!READ_ONCE(soak_stop)) {
+        if (READ_ONCE(soak_pause)) {
+            pause_here(&s);
+            continue;
+        }
         storm_step(&s);
         load_step(&l);
         iter++;
@@ -88,6 +152,8 @@ void run_soak(void)
 
             if (c == 'q') {
                 soak_stop = 1;
+            } else if (c == 'p') {
+                soak_pause = 1;
             }
             if (mftb() - last > tb_freq / 4) {
                 char line[160], *p = line;
@@ -102,19 +168,7 @@ void run_soak(void)
         }
     }
     /* Stop sending; wait until everything sent was received. */
-    s.n = 0;
-    wait_start();
-    while (!storm_step(&s)) {
-        wait_check("IPI acks", 0, 0);
-    }
-    for (i = 0; i < load_ndevs; i++) {
-        if (i % ncpus == this_cpu->idx) {
-            while (READ_ONCE(devs[i].outstanding)) {
-                wait_check("device interrupts", devs[i].irq,
-                           devs[i].outstanding);
-            }
-        }
-    }
+    quiesce(&s);
     barrier();
     if (this_cpu->idx == 0) {
         for (i = 0; i < held; i++) {
