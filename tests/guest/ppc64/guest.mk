@@ -21,14 +21,18 @@ PPC64_GUEST_OBJS := $(patsubst $(PPC64_GUEST_SRC)/%.c,$(PPC64_GUEST_OUT)/%.o,$(P
 .PHONY: guest-ppc64
 guest-ppc64: $(PPC64_GUEST_ELF)
 
-$(PPC64_GUEST_OUT)/%.o: $(PPC64_GUEST_SRC)/%.c $(PPC64_GUEST_SRC)/guest.h
+PPC64_GUEST_MK := tests/guest/ppc64/guest.mk
+
+$(PPC64_GUEST_OUT)/%.o: $(PPC64_GUEST_SRC)/%.c $(PPC64_GUEST_SRC)/guest.h \
+                        $(PPC64_GUEST_MK)
 	@mkdir -p $(PPC64_GUEST_OUT)
 	$(PPC64_CROSS)gcc $(PPC64_GUEST_CFLAGS) -c -o $@ $<
 
-$(PPC64_GUEST_OUT)/start.o: $(PPC64_GUEST_SRC)/start.S
+$(PPC64_GUEST_OUT)/start.o: $(PPC64_GUEST_SRC)/start.S $(PPC64_GUEST_MK)
 	@mkdir -p $(PPC64_GUEST_OUT)
 	$(PPC64_CROSS)gcc $(PPC64_GUEST_CFLAGS) -c -o $@ $<
 
 $(PPC64_GUEST_ELF): $(PPC64_GUEST_OBJS) $(PPC64_GUEST_SRC)/guest.lds
-	$(PPC64_CROSS)ld -nostdlib -static -T $(PPC64_GUEST_SRC)/guest.lds \
+	$(PPC64_CROSS)ld -nostdlib -static --no-warn-rwx-segments \
+	    -T $(PPC64_GUEST_SRC)/guest.lds \
 	    -o $@ $(PPC64_GUEST_OBJS)
