@@ -85,10 +85,13 @@ uint32_t of_getprop32(int ph, const char *name, uint32_t dflt)
 static struct {
     const char *name;
     uint32_t token;
+    bool optional;
 } rtas_fns[] = {
     { "start-cpu" }, { "query-cpu-stopped-state" }, { "power-off" },
     { "ibm,set-xive" }, { "ibm,get-xive" }, { "ibm,int-on" },
     { "ibm,int-off" }, { "ibm,read-pci-config" }, { "ibm,write-pci-config" },
+    { "ibm,change-msi", 0, true },
+    { "ibm,query-interrupt-source-number", 0, true },
 };
 #define N_RTAS_FNS (sizeof(rtas_fns) / sizeof(rtas_fns[0]))
 
@@ -102,7 +105,7 @@ void rtas_init(void)
     }
     for (i = 0; i < N_RTAS_FNS; i++) {
         rtas_fns[i].token = of_getprop32(rtas, rtas_fns[i].name, 0);
-        if (!rtas_fns[i].token) {
+        if (!rtas_fns[i].token && !rtas_fns[i].optional) {
             fail("no RTAS token for %s", rtas_fns[i].name);
         }
     }

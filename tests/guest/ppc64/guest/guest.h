@@ -77,6 +77,7 @@ struct cpu {
     uint64_t decs;              /* decrementer interrupts */
     uint64_t forced_rejects;    /* rejects the guest provoked on purpose */
     uint64_t forced_resends;    /* resends the guest provoked on purpose */
+    uint64_t stalls;            /* messages not consumed within 200 ms */
     uint64_t errors;
 
     /* Order log of the priority tests: XISR and priority, in order. */
@@ -194,6 +195,7 @@ struct dev {
     unsigned long mmio;         /* BAR0 address, CPU side */
     uint32_t irq;               /* global interrupt source number */
     uint32_t pin;
+    bool msi;                   /* edu with its MSI (edge) instead of INTx */
 
     volatile uint32_t outstanding;  /* bits raised, not yet delivered */
     volatile int target;        /* CPU index the source is routed to */
@@ -219,6 +221,8 @@ uint32_t dev_bit(struct dev *d, uint64_t seq);
 struct storm {
     uint32_t base[MAX_CPUS];    /* message numbers when the phase began */
     uint32_t sent[MAX_CPUS];
+    uint64_t sent_at[MAX_CPUS]; /* timebase of the last send */
+    uint32_t stalled[MAX_CPUS]; /* last message reported as stalled */
     unsigned long n;
 };
 struct load {
@@ -240,6 +244,9 @@ void verdict(void);
 extern const char *opt_mode;
 extern unsigned long opt_n;
 extern unsigned long opt_ms;
+extern unsigned long opt_msi;
+extern unsigned long opt_dec;
+extern unsigned long opt_cede;
 void run_tests(void);
 void run_bench(void);
 void run_soak(void);

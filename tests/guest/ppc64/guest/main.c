@@ -2,7 +2,9 @@
 /*
  * xics-guest main: reads its options from /chosen "bootargs" (QEMU's
  * -append): mode=test|bench|soak, n=COUNT, ms=MILLISECONDS,
- * phases=LIST; finds RTAS, the CPUs and the PCI devices, switches
+ * phases=LIST, msi=N (the first N edu devices use their MSI),
+ * dec=TICKS (decrementer period, default 0x7fffffff), cede=0 (waiting
+ * CPUs spin instead of H_CEDE); finds RTAS, the CPUs and the PCI devices, switches
  * interrupts to little-endian (H_SET_MODE), installs the vectors,
  * starts the secondary CPUs and runs the mode on all of them; the boot
  * CPU powers the machine off at the end.
@@ -12,6 +14,9 @@
 const char *opt_mode = "test";
 unsigned long opt_n = 200;
 unsigned long opt_ms = 1000;
+unsigned long opt_msi;
+unsigned long opt_dec = 0x7fffffff;
+unsigned long opt_cede = 1;
 extern const char *opt_phases;
 
 static char bootargs[256];
@@ -52,6 +57,15 @@ static void parse_bootargs(void)
         } else if (!strncmp(p, "ms=", 3)) {
             v = p + 3;
             opt_ms = parse_num(&v);
+        } else if (!strncmp(p, "dec=", 4)) {
+            v = p + 4;
+            opt_dec = parse_num(&v);
+        } else if (!strncmp(p, "cede=", 5)) {
+            v = p + 5;
+            opt_cede = parse_num(&v);
+        } else if (!strncmp(p, "msi=", 4)) {
+            v = p + 4;
+            opt_msi = parse_num(&v);
         } else if (!strncmp(p, "phases=", 7)) {
             copy_word(phases_buf, sizeof(phases_buf), p + 7);
             opt_phases = phases_buf;
@@ -95,7 +109,7 @@ void boot_main(void)
     }
     xics_install_vectors();
     pci_init();
-    asm volatile("mtspr 22, %0" :: "r"(0x7fffffffUL));
+    asm volatile("mtspr 22, %0" :: "r"(opt_dec));
     set_cppr(0xff);
     irq_enable();
     smp_start_secondaries(run_mode);

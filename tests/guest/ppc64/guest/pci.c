@@ -8,7 +8,7 @@
  * enables memory decoding.  Each device can raise its INTx on demand:
  * edu through register 0x60 (or the factorial thread, status bit 0x80),
  * e1000 through ICS; the interrupt is an LSI of the XICS source
- * controller.
+ * controller, or for an edu switched to MSI (bootarg msi=N) an MSI.
  */
 #include "guest.h"
 
@@ -139,6 +139,52 @@ static uint32_t lsi_of(uint32_t cfg_addr, uint32_t pin)
     return 0;
 }
 
+/*
+ * Switch an edu to its MSI: ibm,change-msi allocates and programs one
+ * MSI, ibm,query-interrupt-source-number names its source (an MSI of
+ * the same ICS), then the guest sets "MSI enable" in the capability
+ * and bus mastering in the command register.
+ */
+static void setup_msi(struct dev *d)
+{
+    uint32_t r[4], cap, ctrl;
+    int st;
+
+    st = rtas_call("ibm,change-msi", 6, 4, r, d->cfg_addr,
+                   (uint32_t)(buid >> 32), (uint32_t)buid, 3 /* MSI */, 1,
+                   0);
+    if (st || r[1] != 1) {
+        fail("ibm,change-msi for 0x%x: status %d, %u vectors", d->cfg_addr,
+             st, r[1]);
+    }
+    st = rtas_call("ibm,query-interrupt-source-number", 4, 3, r,
+                   d->cfg_addr, (uint32_t)(buid >> 32), (uint32_t)buid, 0);
+    if (st) {
+        fail("ibm,query-interrupt-source-number for 0x%x: %d", d->cfg_addr,
+             st);
+    }
+    d->irq = r[1];
+    cfg_read(d->cfg_addr, 0x34, 1, &cap);
+    while (cap) {
+        uint32_t id;
+
+        cfg_read(d->cfg_addr, cap, 1, &id);
+        if (id == 0x05) {
+            break;
+        }
+        cfg_read(d->cfg_addr, cap + 1, 1, &cap);
+    }
+    if (!cap) {
+        fail("no MSI capability at 0x%x", d->cfg_addr);
+    }
+    cfg_read(d->cfg_addr, cap + 2, 2, &ctrl);
+    cfg_write(d->cfg_addr, cap + 2, 2, ctrl | 1);
+    /* An MSI is a DMA write to the PHB's MSI window: bus mastering. */
+    cfg_read(d->cfg_addr, 0x04, 2, &ctrl);
+    cfg_write(d->cfg_addr, 0x04, 2, ctrl | 0x4);
+    d->msi = true;
+}
+
 static unsigned long assign_bar0(uint32_t addr)
 {
     uint32_t v, size;
@@ -202,14 +248,17 @@ void pci_init(void)
                      d->mmio, ident, bar, cmd);
             }
             edu_write(d, EDU_STATUS, EDU_IRQFACT);
+            if (ndevs < (int)opt_msi) {
+                setup_msi(d);
+            }
         } else {
             mmio_write32(d->mmio + E1000_IMC, 0xffffffff);
             mmio_read32(d->mmio + E1000_ICR);
             mmio_write32(d->mmio + E1000_IMS, E1000_OUR_BITS);
         }
-        printf("XICS-GUEST DEV %d %s slot=%u pin=%u irq=0x%x bar0=0x%lx\n",
-               ndevs, d->kind == DEV_EDU ? "edu" : "e1000", slot, pin,
-               d->irq, d->mmio);
+        printf("XICS-GUEST DEV %d %s slot=%u pin=%u irq=0x%x type=%s "
+               "bar0=0x%lx\n", ndevs, d->kind == DEV_EDU ? "edu" : "e1000",
+               slot, pin, d->irq, d->msi ? "msi" : "lsi", d->mmio);
         ndevs++;
     }
 }

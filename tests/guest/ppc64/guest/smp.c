@@ -118,11 +118,13 @@ uint64_t tb_deadline(uint64_t seconds)
 
 static volatile int bar_count;
 static volatile int bar_gen;
+static volatile uint64_t bar_released;   /* timebase of the last release */
 
 /* Wait until this CPU's presenter holds no IPI and no interrupt. */
 void drain_interrupts(void)
 {
-    uint64_t deadline = tb_deadline(60);
+    uint64_t start = mftb(), deadline = tb_deadline(60);
+    bool reported = false;
 
     for (;;) {
         unsigned long r[4];
@@ -131,6 +133,14 @@ void drain_interrupts(void)
         hcall(H_IPOLL, this_cpu->server, 0, 0, 0, 0, 0, r);
         if (!(r[0] & 0xffffff) && (r[1] & 0xff) == 0xff) {
             return;
+        }
+        if (!reported && mftb() - start > tb_freq / 5) {
+            /* Presented for 200 ms while this CPU enables MSR[EE]. */
+            reported = true;
+            this_cpu->stalls++;
+            printf("XICS-GUEST STALL cpu=%d not taken for 200 ms: xirr=0x%lx "
+                   "mfrr=0x%lx accepted=%lu decs=%lu\n", this_cpu->idx,
+                   r[0], r[1], this_cpu->accepted, this_cpu->decs);
         }
         irq_enable();
         cpu_relax();
@@ -158,6 +168,7 @@ void barrier(void)
         int i;
 
         bar_count = 0;
+        bar_released = mftb();
         sync();
         bar_gen = gen + 1;
         sync();
@@ -172,7 +183,12 @@ void barrier(void)
 
         while (READ_ONCE(bar_gen) == gen) {
             /* H_CEDE returns with MSR[EE] set; a pending IPI is taken. */
-            hcall(H_CEDE, 0, 0, 0, 0, 0, 0, NULL);
+            if (opt_cede) {
+                hcall(H_CEDE, 0, 0, 0, 0, 0, 0, NULL);
+            } else {
+                irq_enable();
+                cpu_relax();
+            }
             irq_disable();
             if (mftb() > deadline) {
                 fail("barrier: %d of %d CPUs arrived", bar_count, ncpus);
@@ -180,6 +196,12 @@ void barrier(void)
         }
         while (READ_ONCE(this_cpu->wake_gen) != gen + 1) {
             cpu_relax();
+        }
+        if (mftb() - bar_released > tb_freq / 5) {
+            this_cpu->stalls++;
+            printf("XICS-GUEST STALL cpu=%d woke %lu ms after the barrier "
+                   "released it (decs=%lu)\n", this_cpu->idx,
+                   (mftb() - bar_released) * 1000 / tb_freq, this_cpu->decs);
         }
     }
     drain_interrupts();

@@ -72,7 +72,29 @@ void storm_init(struct storm *s, unsigned long n)
     for (dst = 0; dst < ncpus; dst++) {
         s->base[dst] = ipi_mbox[dst][this_cpu->idx];
         s->sent[dst] = 0;
+        s->stalled[dst] = 0;
     }
+}
+
+/*
+ * A message not consumed 200 ms after its IPI: say what the target's
+ * presenter holds (H_IPOLL takes any server), once per message.  Not an
+ * error by itself (a loaded host can be that slow), but a presented IPI
+ * that a running vCPU with MSR[EE] set does not take is worth knowing.
+ */
+static void stall_report(int dst, uint32_t msg)
+{
+    static volatile int reports;
+    unsigned long r[4];
+
+    this_cpu->stalls++;
+    if (atomic_inc(&reports) > 8) {
+        return;
+    }
+    hcall(H_IPOLL, cpus[dst].server, 0, 0, 0, 0, 0, r);
+    printf("XICS-GUEST STALL cpu=%d dst=%d msg=%u for 200 ms: dst xirr=0x%lx "
+           "mfrr=0x%lx accepted=%lu decs=%lu\n", this_cpu->idx, dst, msg,
+           r[0], r[1], cpus[dst].accepted, cpus[dst].decs);
 }
 
 /*
@@ -90,7 +112,13 @@ bool storm_step(struct storm *s)
         if (s->sent[dst] < s->n && READ_ONCE(ipi_ack[dst][me]) == next) {
             WRITE_ONCE(ipi_mbox[dst][me], next + 1);
             s->sent[dst]++;
+            s->sent_at[dst] = mftb();
             send_ipi(dst, IPI_PRIO);
+        } else if (READ_ONCE(ipi_ack[dst][me]) != next &&
+                   mftb() - s->sent_at[dst] > tb_freq / 5 &&
+                   s->stalled[dst] != next) {
+            stall_report(dst, next);
+            s->stalled[dst] = next;
         }
         if (s->sent[dst] < s->n ||
             READ_ONCE(ipi_ack[dst][me]) != s->base[dst] + s->sent[dst]) {
@@ -440,18 +468,20 @@ void print_counts(void)
 
         printf("XICS-GUEST CPU idx=%d reg=%u server=%u xirr=%lu accepted=%lu "
                "spurious=%lu eois=%lu ipis=%lu msgs=%lu empty=%lu sent=%lu "
-               "dev=%lu decs=%lu rejects=%lu resends=%lu errors=%lu\n",
+               "dev=%lu decs=%lu rejects=%lu resends=%lu stalls=%lu "
+               "errors=%lu\n",
                c->idx, c->reg, c->server, c->xirr_calls, c->accepted,
                c->spurious, c->eois, c->ipis, c->ipi_msgs, c->ipis_empty,
                c->ipis_sent, c->dev_irqs, c->decs, c->forced_rejects,
-               c->forced_resends, c->errors);
+               c->forced_resends, c->stalls, c->errors);
         msgs += c->ipi_msgs;
     }
     for (i = 0; i < ndevs; i++) {
         struct dev *d = &devs[i];
 
-        printf("XICS-GUEST DEVSTAT idx=%d irq=0x%x raised=%lu delivered=%lu "
-               "bad=%lu\n", i, d->irq, d->raised, d->delivered, d->bad);
+        printf("XICS-GUEST DEVSTAT idx=%d irq=0x%x type=%s raised=%lu "
+               "delivered=%lu bad=%lu\n", i, d->irq, d->msi ? "msi" : "lsi",
+               d->raised, d->delivered, d->bad);
         raised += d->raised;
         delivered += d->delivered;
         check(d->raised == d->delivered && !d->bad && !d->outstanding,

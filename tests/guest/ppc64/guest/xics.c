@@ -202,8 +202,8 @@ void exc_dispatch(unsigned long vec, unsigned long *frame)
         external_interrupt();
         break;
     case 0x900:
-        /* Keep the decrementer away: about 4 s at 512 MHz. */
-        asm volatile("mtspr 22, %0" :: "r"(0x7fffffffUL));
+        /* Keep the decrementer away: by default about 4 s at 512 MHz. */
+        asm volatile("mtspr 22, %0" :: "r"(opt_dec));
         this_cpu->decs++;
         break;
     default:
