@@ -37,7 +37,7 @@ rm -rf "$logs"
 mkdir -p "$logs"
 cd "$out"
 rc=0
-TSAN_OPTIONS="suppressions=$src/tests/tsan/suppressions.tsan halt_on_error=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
+TSAN_OPTIONS="suppressions=$src/tests/tsan/suppressions.tsan halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
 QTEST_QEMU_BINARY=./qemu-system-ppc64 XICS_STRESS_ROUNDS=$rounds \
     ./tests/qtest/xics-test --tap -p /ppc64/xics/stress || rc=$?
 if [ $rc -ne 0 ]; then

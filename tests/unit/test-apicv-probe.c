@@ -257,6 +257,16 @@ static void test_zen4(void)
     g_assert_cmpint(d.device_posting, ==, HOST_FACT_NO);
     apicv_decision_free(&d);
     decide_fails(&f, &vm, ON_OFF_AUTO_ON, ON_OFF_AUTO_AUTO, "x2AVIC limit");
+
+    /* A KVM without irqfd routing cannot post device interrupts. */
+    vm = clean_vm();
+    f.cap_irqfd = HOST_FACT_NO;
+    decide_ok(&f, &vm, ON_OFF_AUTO_AUTO, ON_OFF_AUTO_AUTO, &d);
+    g_assert_cmpint(d.mode, ==, APICV_MODE_X2AVIC);
+    g_assert_cmpint(d.device_posting, ==, HOST_FACT_NO);
+    g_assert_nonnull(strstr(d.device_posting_why, "KVM_CAP_IRQFD"));
+    apicv_decision_free(&d);
+    decide_fails(&f, &vm, ON_OFF_AUTO_AUTO, ON_OFF_AUTO_ON, "KVM_CAP_IRQFD");
 }
 
 static void test_inhibits(void)

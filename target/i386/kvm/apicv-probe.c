@@ -265,6 +265,11 @@ ApicvMode apicv_host_mode(const KvmApicvHostFacts *f, char **why)
 HostFact apicv_host_device_posting(const KvmApicvHostFacts *f, char **why)
 {
     *why = NULL;
+    if (f->cap_irqfd == HOST_FACT_NO || f->cap_irq_routing == HOST_FACT_NO) {
+        *why = g_strdup("KVM lacks KVM_CAP_IRQFD / KVM_CAP_IRQ_ROUTING, so "
+                        "device interrupts go through QEMU");
+        return HOST_FACT_NO;
+    }
     if (f->cmdline_intremap_off == HOST_FACT_YES) {
         *why = g_strdup("interrupt remapping is off on the host kernel "
                         "command line (intremap=off / *_iommu=off)");
