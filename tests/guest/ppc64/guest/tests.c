@@ -4,8 +4,8 @@
  * a barrier).  Every message and every device interrupt is accounted:
  *  ipi    all-to-all IPI storm; one message in flight per CPU pair, each
  *         consumed exactly once and in sequence
- *  dev    device interrupt load: every CPU raises the LSIs of its
- *         devices (edu register 0x60 / factorial thread, e1000 ICS),
+ *  dev    device interrupt load: every CPU raises the LSIs (or MSIs) of
+ *         its devices (edu register 0x60 / factorial thread, e1000 ICS),
  *         re-routed with ibm,set-xive between rounds; each raise must be
  *         delivered once, on the CPU it is routed to
  *  mixed  both at once, at different priorities
@@ -15,7 +15,8 @@
  *  mask   ibm,int-off and ibm,set-xive 0xff: a raise is not delivered
  *         while masked, and is delivered once on unmask
  *  cppr   H_CPPR above a presented interrupt rejects it, lowering CPPR
- *         resends it; a more favoured IPI rejects a presented LSI
+ *         resends it; a more favoured IPI rejects a presented device
+ *         interrupt, which comes after it
  * The boot CPU prints the counts and "XICS-GUEST RESULT PASS" or FAIL.
  */
 #include "guest.h"
