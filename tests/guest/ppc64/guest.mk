@@ -23,12 +23,18 @@ guest-ppc64: $(PPC64_GUEST_ELF)
 
 PPC64_GUEST_MK := tests/guest/ppc64/guest.mk
 
+PPC64_CROSS_CHECK = @command -v $(PPC64_CROSS)gcc >/dev/null || { \
+    echo "guest-ppc64: $(PPC64_CROSS)gcc is missing; run" \
+         "scripts/install-deps.sh as root" >&2; exit 1; }
+
 $(PPC64_GUEST_OUT)/%.o: $(PPC64_GUEST_SRC)/%.c $(PPC64_GUEST_SRC)/guest.h \
                         $(PPC64_GUEST_MK)
+	$(PPC64_CROSS_CHECK)
 	@mkdir -p $(PPC64_GUEST_OUT)
 	$(PPC64_CROSS)gcc $(PPC64_GUEST_CFLAGS) -c -o $@ $<
 
 $(PPC64_GUEST_OUT)/start.o: $(PPC64_GUEST_SRC)/start.S $(PPC64_GUEST_MK)
+	$(PPC64_CROSS_CHECK)
 	@mkdir -p $(PPC64_GUEST_OUT)
 	$(PPC64_CROSS)gcc $(PPC64_GUEST_CFLAGS) -c -o $@ $<
 
