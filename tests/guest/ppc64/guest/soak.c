@@ -3,7 +3,9 @@
  * xics-guest soak mode (mode=soak), for migration: all CPUs exchange
  * IPI messages and raise device interrupts continuously, each checked
  * to arrive exactly once, until "q" arrives on the console ("p" pauses
- * the traffic until nothing is in flight, "r" resumes it).  Before
+ * the traffic until nothing is in flight, "P" also leaves one device
+ * interrupt presented to the boot CPU and not accepted while paused,
+ * "r" resumes).  Before
  * the loop the boot CPU leaves two raised device interrupts pending and
  * masked (one with ibm,int-off, one with ibm,set-xive priority 0xff);
  * after "q" it unmasks them and each must then be delivered once.  The
@@ -16,6 +18,7 @@ quarter of a second of guest time).
 static volatile int soak_stop;
 static volatile int soak_pause;
 static volatile int soak_paused_cpus;
+static volatile int soak_present;        /* "P": pause with one presented */
 
 static int fmt_num(char *p, uint64_t v)
 {
@@ -97,12 +100,29 @@ static void pause_here(struct storm *s)
     drain_interrupts();
     irq_enable();
     if (this_cpu->idx == 0) {
+        struct dev *d = load_ndevs ? &devs[0] : NULL;
+        uint32_t xisr = 0;
         int c;
 
-        printf("XICS-GUEST SOAK PAUSED\n");
+        if (soak_present && d) {
+            /*
+             * Leave one interrupt presented to this CPU and not accepted
+             * (MSR[EE] off) for as long as the pause lasts: a migration
+             * then carries it in the presenter's XIRR.
+             */
+            irq_disable();
+            route(d, 0, 3);
+            dev_raise(d, dev_bit(d, 11));
+            xisr = ipoll_xirr() & 0xffffff;
+            check(xisr == d->irq, "pause: 0x%x presented, expected 0x%x",
+                  xisr, d->irq);
+        }
+        printf("XICS-GUEST SOAK PAUSED presented=0x%x\n", xisr);
         do {
             c = console_getc();
         } while (c != 'r' && c != 'q');
+        soak_present = 0;
+        irq_enable();
         if (c == 'q') {
             soak_stop = 1;
         }
@@ -152,7 +172,8 @@ void run_soak(void)
 
             if (c == 'q') {
                 soak_stop = 1;
-            } else if (c == 'p') {
+            } else if (c == 'p' || c == 'P') {
+                soak_present = c == 'P';
                 soak_pause = 1;
             }
             if (mftb() - last > tb_freq / 4) {
