@@ -1,0 +1,35 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Boot xics-guest once and print its console and the fork's XICS
+counters: for reproducing what the tests saw.  Devices: "edu" (four edu,
+the default), "e1000" (four e1000).
+
+Usage: run-guest.py QEMU-SYSTEM-PPC64 VCPUS "BOOTARGS" [edu|e1000]
+Example: run-guest.py build/qemu-system-ppc64 2 "mode=test n=300 phases=ipi"
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import xics_guest as xg  # noqa: E402
+
+
+def main():
+    qemu, smp, bootargs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    devices = xg.E1000_4 if sys.argv[4:] == ["e1000"] else xg.EDU4
+    with xg.GuestVM(qemu, smp, bootargs, devices) as g:
+        g.cont()
+        passed, text = g.wait_result(300)
+        print(text, end="")
+        per_vcpu, ics = xg.irq_stats(g.vm)
+        if ics is not None:
+            print(json.dumps({"irq-vcpu": per_vcpu, "irq-device": ics},
+                             indent=1))
+        g.vm.quit()
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
