@@ -37,6 +37,18 @@ METRICS = [
 
 
 def one_run(qemu, smp, profile=False):
+    """One boot; retried when the binary cannot start (being rebuilt)."""
+    for attempt in range(3):
+        try:
+            return _one_run(qemu, smp, profile)
+        except (OSError, xg.QMPError) as e:
+            if attempt == 2:
+                raise
+            print("  (%s: %s; retrying)" % (qemu, e), flush=True)
+            time.sleep(10)
+
+
+def _one_run(qemu, smp, profile):
     with xg.GuestVM(qemu, smp, BOOTARGS, xg.EDU4, name="bench") as g:
         if profile:
             g.vm.hmp("sync-profile on")
