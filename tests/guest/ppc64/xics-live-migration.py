@@ -72,18 +72,19 @@ def free_port():
 
 
 def progress(g, after, timeout=60):
-    """Wait for two SOAK progress lines after offset `after` of the
-    console; returns the CPUs whose interrupt count did not grow between
-    them (empty: all take interrupts), or None on timeout."""
+    """Wait for SOAK progress lines (every 250 ms of guest time) after
+    offset `after` of the console; returns the CPUs whose interrupt count
+    did not grow over a second (empty: all take interrupts), or None on
+    timeout."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         with g.console.lock:
             text = g.console.text[after:]
         lines = re.findall(r"XICS-GUEST SOAK round=\d+ accepted=([\d,]+)",
                            text)
-        if len(lines) >= 3:
+        if len(lines) >= 6:
             a = [int(x) for x in lines[1].split(",")]
-            b = [int(x) for x in lines[2].split(",")]
+            b = [int(x) for x in lines[5].split(",")]
             return [i for i in range(len(a)) if b[i] <= a[i]]
         time.sleep(0.1)
     return None
