@@ -39,7 +39,7 @@ COMPAT_TESTS := xics-migration
 GUEST_TESTS_ppc64 := xics-mttcg
 GUEST_COMPAT_TESTS_ppc64 := xics-live-migration
 
-.PHONY: all build configure demo check check-build check-tsan stock pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build check-tsan stock bench pq-status pq-export clean distclean
 
 all: build
 
