@@ -17,10 +17,12 @@ src="$top/build/src"
 out="$top/build-tsan"
 rounds=${XICS_STRESS_ROUNDS:-3000}
 
+firmware=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu
 set -- --target-list=ppc64-softmmu --without-default-features \
     --enable-tcg --enable-fdt=system --enable-tsan --disable-docs \
     --disable-tools --disable-werror --disable-download \
-    --disable-install-blobs --python=/usr/bin/python3
+    --disable-install-blobs --python=/usr/bin/python3 \
+    --firmwarepath="$firmware"
 if [ -x /usr/lib/ccache/gcc ]; then
     set -- "$@" --cc=/usr/lib/ccache/gcc --cxx=/usr/lib/ccache/g++
 fi
@@ -31,6 +33,11 @@ if [ ! -f "$out/build.ninja" ] ||
     echo "$*" > "$out/config.args"
 fi
 ninja -C "$out" qemu-system-ppc64 tests/qtest/xics-test
+# Run from the build tree, QEMU looks for firmware inside qemu-bundle/
+for d in $(echo "$firmware" | tr : ' '); do
+    mkdir -p "$out/qemu-bundle$(dirname "$d")"
+    [ -e "$out/qemu-bundle$d" ] || ln -s "$d" "$out/qemu-bundle$d"
+done
 
 logs="$out/tsan-logs"
 rm -rf "$logs"

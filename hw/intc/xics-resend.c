@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu/bitmap.h"
 #include "qemu/bitops.h"
+#include "qemu/host-utils.h"
 #include "hw/ppc/xics.h"
 #include "hw/intc/xics-resend.h"
 
@@ -60,14 +61,27 @@ void xics_resend_rebuild(ICSState *ics)
 unsigned xics_resend_each(ICSState *ics, XicsResendFn *fn)
 {
     unsigned visited = 0;
-    unsigned long srcno;
 
-    for (srcno = find_first_bit(ics->resend_map, ics->nr_irqs);
-         srcno < ics->nr_irqs;
-         srcno = find_next_bit(ics->resend_map, ics->nr_irqs, srcno + 1)) {
-        clear_bit_atomic(srcno, ics->resend_map);
-        fn(ics, srcno);
-        visited++;
+    /*
+     * Other threads mark sources while we scan (set_bit_atomic): read
+     * each word atomically, and claim a bit by clearing it atomically
+     * before acting, so a source marked again meanwhile is not lost.
+     */
+    for (uint32_t w = 0; w < BITS_TO_LONGS(ics->nr_irqs); w++) {
+        unsigned long word = qatomic_read(&ics->resend_map[w]);
+
+        while (word) {
+            unsigned bit = ctzl(word);
+            uint32_t srcno = w * BITS_PER_LONG + bit;
+
+            word &= word - 1;
+            if (srcno >= ics->nr_irqs) {
+                break;
+            }
+            clear_bit_atomic(srcno, ics->resend_map);
+            fn(ics, srcno);
+            visited++;
+        }
     }
     return visited;
 }
