@@ -29,8 +29,10 @@ import xics_guest as xg  # noqa: E402
 
 
 # A decrementer every 0.5 s (dec=) bounds how long a lost wake-up of a
-# ceded vCPU (see the stall notes) can hold a run up; it is still long
-# enough for such a stall to be reported (200 ms).
+# ceded vCPU could hold a run up, should one come back (this harness
+# found one: an IPI raised without the BQL racing with the vCPU's wait,
+# fixed in qemu_cpu_kick()); it is still long enough for such a stall
+# to be reported (200 ms).
 DEC = " dec=0x10000000"
 CONFIGS = [
     # label, vCPUs, bootargs, devices
