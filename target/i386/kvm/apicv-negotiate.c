@@ -168,6 +168,9 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     apicv.facts.cap_x2apic_api = kvm_check_extension(s, KVM_CAP_X2APIC_API) ?
                                  HOST_FACT_YES : HOST_FACT_NO;
     apicv.facts.max_vcpu_id = kvm_check_extension(s, KVM_CAP_MAX_VCPU_ID);
+    if (apicv.facts.max_vcpu_id <= 0) {
+        apicv.facts.max_vcpu_id = -1;       /* not reported: unknown */
+    }
 
     host_mode = apicv_host_mode(&apicv.facts, &why);
     if (apicv.requested == ON_OFF_AUTO_ON && host_mode == APICV_MODE_NONE) {
