@@ -106,10 +106,11 @@ static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
     vm->kernel_irqchip = kvm_irqchip_in_kernel();
     vm->pit_in_kernel = pit != NULL;
     if (pit) {
-        vm->pit_reinject = object_property_get_enum(pit, "lost_tick_policy",
-                                                    "LostTickPolicy",
-                                                    &error_abort) ==
-                           LOST_TICK_POLICY_DELAY;
+        int policy = object_property_get_enum(pit, "lost_tick_policy",
+                                              "LostTickPolicy", NULL);
+
+        /* unreadable: assume the default, re-injection */
+        vm->pit_reinject = policy < 0 || policy == LOST_TICK_POLICY_DELAY;
     }
     /* Adjusting it was done (or not) before the PIT was created. */
     vm->pit_policy_fixed = true;
