@@ -62,37 +62,31 @@ for t in $UNIT_TESTS; do
     run_one "unit/$t" 300 "./tests/unit/$t" --tap -k
 done
 
-if [ -n "$GUEST_TESTS_x86_64" ]; then
-    if guest=$(sh "$top/tests/guest/fetch-x86-guest.sh"); then
-        for t in $GUEST_TESTS_x86_64; do
-            run_one "guest-x86_64/$t" 600 /usr/bin/python3 \
-                "$top/tests/guest/x86/$t.py" "$top/build/qemu-system-x86_64" \
-                "$guest"
+# Debian Linux guest tests: fetch the guest, then run each test script
+# with the binary and the guest folder; a failed fetch fails the tests.
+# Usage: linux_guest_tests LABEL FETCH-SCRIPT TEST-DIR BINARY TESTS...
+linux_guest_tests() {
+    local label=$1 fetch=$2 dir=$3 binary=$4 guest t
+    shift 4
+    [ $# -gt 0 ] || return 0
+    if guest=$(sh "$top/tests/guest/$fetch"); then
+        for t in "$@"; do
+            run_one "$label/$t" 600 /usr/bin/python3 \
+                "$top/tests/guest/$dir/$t.py" "$top/build/$binary" "$guest"
         done
     else
-        for t in $GUEST_TESTS_x86_64; do
+        for t in "$@"; do
             failed=$((failed + 1))
-            failures+=("guest-x86_64/$t")
-            echo "FAIL  guest-x86_64/$t: the x86-64 guest could not be fetched"
+            failures+=("$label/$t")
+            echo "FAIL  $label/$t: the guest could not be fetched ($fetch)"
         done
     fi
-fi
+}
 
-if [ -n "$LINUX_TESTS_ppc64" ]; then
-    if guest=$(sh "$top/tests/guest/fetch-ppc64-guest.sh"); then
-        for t in $LINUX_TESTS_ppc64; do
-            run_one "linux-ppc64/$t" 600 /usr/bin/python3 \
-                "$top/tests/guest/ppc64-linux/$t.py" \
-                "$top/build/qemu-system-ppc64" "$guest"
-        done
-    else
-        for t in $LINUX_TESTS_ppc64; do
-            failed=$((failed + 1))
-            failures+=("linux-ppc64/$t")
-            echo "FAIL  linux-ppc64/$t: the ppc64 Linux guest could not be fetched"
-        done
-    fi
-fi
+linux_guest_tests guest-x86_64 fetch-x86-guest.sh x86 qemu-system-x86_64 \
+    $GUEST_TESTS_x86_64
+linux_guest_tests linux-ppc64 fetch-ppc64-guest.sh ppc64-linux \
+    qemu-system-ppc64 $LINUX_TESTS_ppc64
 
 for t in $COMPAT_TESTS; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
