@@ -14,7 +14,7 @@ then run
 
   scripts/kvm-apicv-report.py /tmp/vm.qmp [SECONDS]
 
-It prints query-kvm-apicv (host probe, requested and negotiated mode,
+It prints x-query-kvm-apicv (host probe, requested and negotiated mode,
 predicted inhibits, per VFIO vector whether KVM irqfd carries it) and
 the "irq" stats provider's host and per-vCPU counters twice, SECONDS
 apart (default 5), with the difference: posted-interrupt rows of
@@ -74,7 +74,7 @@ def main():
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 5.0
     qmp = Qmp(sys.argv[1])
 
-    info = qmp.cmd("query-kvm-apicv")
+    info = qmp.cmd("x-query-kvm-apicv")
     if not info["kvm"]:
         print("KVM is not in use in this VM: nothing was negotiated.")
     else:

@@ -4,7 +4,7 @@
  * qtests of the KVM APIC virtualization negotiation that run without
  * KVM (target/i386/kvm/apicv-negotiate.c): the kvm accelerator's
  * apicv / device-posted-irqs options (introspection, and the errors
- * for bad values), and query-kvm-apicv / "info kvm-apicv" answering
+ * for bad values), and x-query-kvm-apicv / "info kvm-apicv" answering
  * that KVM is not in use.  The decisions themselves are unit-tested on
  * host fixtures (tests/unit/test-apicv-probe.c, test-apicv-host.c).
  */
@@ -36,9 +36,14 @@ static void test_options_introspect(void)
             g_assert_nonnull(strstr(qdict_get_str(p, "description"),
                                     "auto"));
             found++;
+        } else if (g_str_equal(name, "apicv-pit-discard")) {
+            g_assert_cmpstr(qdict_get_str(p, "type"), ==, "bool");
+            g_assert_nonnull(strstr(qdict_get_str(p, "description"),
+                                    "guest-visible"));
+            found++;
         }
     }
-    g_assert_cmpint(found, ==, 2);
+    g_assert_cmpint(found, ==, 3);
     qobject_unref(rsp);
     qtest_quit(qts);
 }
@@ -66,7 +71,7 @@ static void test_bad_value(gconstpointer opaque)
 static void test_query_without_kvm(void)
 {
     QTestState *qts = qtest_init("-M q35");
-    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-kvm-apicv' }");
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'x-query-kvm-apicv' }");
     QDict *ret = qdict_get_qdict(rsp, "return");
     g_autofree char *hmp = NULL;
 
@@ -81,6 +86,36 @@ static void test_query_without_kvm(void)
     qtest_quit(qts);
 }
 
+/* The command is introspectable and carries the "unstable" feature. */
+static void test_query_unstable(void)
+{
+    QTestState *qts = qtest_init("-M q35");
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-qmp-schema' }");
+    QList *schema = qdict_get_qlist(rsp, "return");
+    const QListEntry *e;
+    bool found = false;
+
+    QLIST_FOREACH_ENTRY(schema, e) {
+        QDict *ent = qobject_to(QDict, qlist_entry_obj(e));
+        QList *features;
+        const QListEntry *f;
+
+        if (!g_str_equal(qdict_get_str(ent, "name"), "x-query-kvm-apicv")) {
+            continue;
+        }
+        features = qdict_get_qlist(ent, "features");
+        g_assert_nonnull(features);
+        QLIST_FOREACH_ENTRY(features, f) {
+            QString *s = qobject_to(QString, qlist_entry_obj(f));
+
+            found |= g_str_equal(qstring_get_str(s), "unstable");
+        }
+    }
+    g_assert_true(found);
+    qobject_unref(rsp);
+    qtest_quit(qts);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -90,5 +125,6 @@ int main(int argc, char **argv)
     qtest_add_data_func("kvm-apicv/bad-value/device-posted-irqs",
                         "device-posted-irqs=yes-please", test_bad_value);
     qtest_add_func("kvm-apicv/query-without-kvm", test_query_without_kvm);
+    qtest_add_func("kvm-apicv/query-unstable", test_query_unstable);
     return g_test_run();
 }

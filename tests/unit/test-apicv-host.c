@@ -66,6 +66,7 @@ static void test_zen4_two_iommus(void)
         "246577efa2254afe:0\n");
 
     apicv_read_host_facts(&f, root, "6.5.0-35-generic");
+    g_assert_cmpint(f.kernel, ==, APICV_KVER(6, 5));
     g_assert_cmpint(f.vendor, ==, APICV_VENDOR_AMD);
     g_assert_cmpint(f.cpu_avic, ==, HOST_FACT_YES);
     g_assert_cmpint(f.cpu_x2avic, ==, HOST_FACT_YES);
@@ -163,6 +164,7 @@ static void test_empty_host(void)
 
     apicv_host_facts_foreach(&f, collect_fact, all);
     g_assert_nonnull(strstr(all->str, "vendor=unknown;"));
+    g_assert_nonnull(strstr(all->str, "kernel=unknown;"));
     g_assert_nonnull(strstr(all->str, "kvm_amd.avic=unknown;"));
     g_assert_nonnull(strstr(all->str, "cap.max-vcpu-id=unknown;"));
     g_string_free(all, true);

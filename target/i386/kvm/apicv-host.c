@@ -37,8 +37,7 @@ static HostFact read_param(const char *root, const char *module,
 }
 
 /* Every IOMMU in /sys/class/iommu: all must agree for a "yes". */
-static void read_iommus(KvmApicvHostFacts *f, const char *root,
-                        const char *release)
+static void read_iommus(KvmApicvHostFacts *f, const char *root)
 {
     g_autofree char *dir_path = g_strconcat(root, "/sys/class/iommu", NULL);
     g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
@@ -57,7 +56,7 @@ static void read_iommus(KvmApicvHostFacts *f, const char *root,
 
         apicv_facts_init(&one);
         if (text) {
-            apicv_parse_amd_iommu_features(&one, text, release);
+            apicv_parse_amd_iommu_features(&one, text);
             f->amd_iommu = HOST_FACT_YES;
             f->amd_ga = apicv_fact_and(f->amd_ga, one.amd_ga);
             f->amd_ga_vapic = apicv_fact_and(f->amd_ga_vapic, one.amd_ga_vapic);
@@ -80,6 +79,7 @@ void apicv_read_host_facts(KvmApicvHostFacts *f, const char *root,
     g_autofree char *cmdline = read_host_file(root, "/proc/cmdline");
 
     apicv_facts_init(f);
+    f->kernel = apicv_parse_kernel_release(kernel_release);
     if (cpuinfo) {
         apicv_parse_cpuinfo(f, cpuinfo);
     }
@@ -89,6 +89,7 @@ void apicv_read_host_facts(KvmApicvHostFacts *f, const char *root,
 
     f->amd_avic = read_param(root, "kvm_amd", "avic");
     f->amd_force_avic = read_param(root, "kvm_amd", "force_avic");
+    f->amd_nested = read_param(root, "kvm_amd", "nested");
     f->amd_ipiv = read_param(root, "kvm_amd", "enable_ipiv");
     f->amd_device_posted = read_param(root, "kvm_amd",
                                       "enable_device_posted_irqs");
@@ -97,7 +98,7 @@ void apicv_read_host_facts(KvmApicvHostFacts *f, const char *root,
     f->intel_device_posted = read_param(root, "kvm_intel",
                                         "enable_device_posted_irqs");
 
-    read_iommus(f, root, kernel_release);
+    read_iommus(f, root);
 }
 
 HostFact apicv_fact_and(HostFact a, HostFact b)
@@ -127,12 +128,14 @@ void apicv_host_facts_foreach(const KvmApicvHostFacts *f,
 #define FACT(n, field) { n, offsetof(KvmApicvHostFacts, field) }
         FACT("cpu.avic", cpu_avic),
         FACT("cpu.x2avic", cpu_x2avic),
+        FACT("cpu.x2avic_ext", cpu_x2avic_ext),
         FACT("cpu.x2apic", cpu_x2apic),
         FACT("cpu.hypervisor", cpu_hypervisor),
         FACT("cpu.vmx-posted-intr", vmx_posted_intr),
         FACT("cpu.vmx-apicv", vmx_apicv),
         FACT("kvm_amd.avic", amd_avic),
         FACT("kvm_amd.force_avic", amd_force_avic),
+        FACT("kvm_amd.nested", amd_nested),
         FACT("kvm_amd.enable_ipiv", amd_ipiv),
         FACT("kvm_amd.enable_device_posted_irqs", amd_device_posted),
         FACT("kvm_intel.enable_apicv", intel_apicv),
@@ -157,8 +160,13 @@ void apicv_host_facts_foreach(const KvmApicvHostFacts *f,
     g_autofree char *max = f->max_vcpu_id < 0 ? g_strdup("unknown") :
                            g_strdup_printf("%d", f->max_vcpu_id);
 
+    g_autofree char *kernel = f->kernel ?
+        g_strdup_printf("%d.%d", f->kernel / 1000, f->kernel % 1000) :
+        g_strdup("unknown");
+
     fn(opaque, "vendor", f->vendor == APICV_VENDOR_AMD ? "amd" :
                          f->vendor == APICV_VENDOR_INTEL ? "intel" : "unknown");
+    fn(opaque, "kernel", kernel);
     for (size_t i = 0; i < ARRAY_SIZE(facts); i++) {
         const HostFact *v = (const void *)((const char *)f + facts[i].offset);
 

@@ -9,7 +9,7 @@
 #include "qapi/error.h"
 #include "qapi/qapi-commands-kvm-apicv-target.h"
 
-KvmApicvInfo *qmp_query_kvm_apicv(Error **errp)
+KvmApicvInfo *qmp_x_query_kvm_apicv(Error **errp)
 {
     KvmApicvInfo *info = g_new0(KvmApicvInfo, 1);
 

@@ -6,23 +6,30 @@
  *
  *   -accel kvm,apicv=on|off|auto,device-posted-irqs=on|off|auto
  *
- * - kvm_apicv_accel_class_init(): the two options (default auto);
- * - kvm_apicv_kvm_init(), from kvm_arch_init(): probe the host
- *   (apicv-host.c, plus KVM capabilities); apicv=on on a host without
- *   APIC virtualization fails here.  Adjust what is safe before the
- *   devices exist: with auto on an AVIC host the in-kernel PIT gets
+ *   -accel kvm,apicv-pit-discard=on
+ *
+ * - kvm_apicv_accel_class_init(): the options (default auto, off);
+ * - kvm_apicv_kvm_init(), from kvm_arch_init(): start reading KVM's
+ *   tracepoints (apicv-trace.c), probe the host (apicv-host.c, plus KVM
+ *   capabilities); apicv=on on a host without APIC virtualization fails
+ *   here.  Only what was asked for is adjusted before the devices
+ *   exist: apicv-pit-discard=on on an AVIC host gives the in-kernel PIT
  *   lost_tick_policy=discard (a sugar property: an explicit -global
  *   still wins); device-posted-irqs=off keeps VFIO MSI/MSI-X out of KVM
  *   irqfd (x-no-kvm-msi/x-no-kvm-msix), so nothing can be posted;
+ * - kvm_apicv_check_vcpu(), from kvm_cpu_realizefn(): a vCPU the host
+ *   kernel would refuse to create (APIC ID above the AVIC table before
+ *   Linux 6.17) fails with the reason instead of KVM_CREATE_VCPU's
+ *   EINVAL;
  * - at machine-init-done: collect the VM's configuration (irqchip, PIT,
- *   CPU model, APIC IDs, SEV) and decide (apicv-probe.c); "on" that
- *   cannot be had stops QEMU before the guest runs, with the reason and
- *   the fix;
- * - qmp_query_kvm_apicv(): the outcome, and for each VFIO vector
- *   whether it goes through KVM irqfd.
+ *   CPU model, APIC IDs, SEV) and decide (apicv-probe.c); what cannot
+ *   be had stops QEMU before the guest runs, with every cause and fix;
+ * - qmp_x_query_kvm_apicv(): the prediction beside what KVM's
+ *   tracepoints say, and for each VFIO vector whether it can be posted
+ *   and where KVM posts it.
  *
- * Hooked in target/i386/kvm/kvm.c.  apicv-negotiate-stub.c answers the
- * query when QEMU is built without KVM.
+ * Hooked in target/i386/kvm/kvm.c and kvm-cpu.c.  apicv-negotiate-stub.c
+ * answers the query when QEMU is built without KVM.
  */
 
 #include "qemu/osdep.h"
@@ -44,12 +51,16 @@
 #include "apicv-probe.h"
 #include "apicv-host.h"
 #include "apicv-negotiate.h"
+#include "apicv-trace.h"
+#include "hw/pci/msix.h"
+#include "qapi/util.h"
+#include "trace.h"
 
 static struct {
     OnOffAuto requested;
     OnOffAuto requested_posting;
+    bool pit_discard;               /* apicv-pit-discard=on */
     bool decided;
-    bool pit_discard_registered;
     KvmApicvHostFacts facts;
     KvmApicvVmConfig vm;
     ApicvDecision decision;
@@ -79,14 +90,25 @@ static void set_posting(Object *obj, int value, Error **errp)
     apicv.requested_posting = value;
 }
 
+static bool get_pit_discard(Object *obj, Error **errp)
+{
+    return apicv.pit_discard;
+}
+
+static void set_pit_discard(Object *obj, bool value, Error **errp)
+{
+    apicv.pit_discard = value;
+}
+
 void kvm_apicv_accel_class_init(ObjectClass *oc)
 {
     object_class_property_add_enum(oc, "apicv", "OnOffAuto", &OnOffAuto_lookup,
                                    get_apicv, set_apicv);
     object_class_property_set_description(oc, "apicv",
         "APIC virtualization (AMD AVIC/x2AVIC, Intel APICv): on (fail if "
-        "the host or the VM's configuration prevents it), off, auto "
-        "(default: use it, avoid the inhibits that are safe to avoid)");
+        "the host or the VM's configuration prevents it, naming the fixes), "
+        "off (only where the host does not enable it: KVM has no per-VM "
+        "switch), auto (default: report, change nothing)");
     object_class_property_add_enum(oc, "device-posted-irqs", "OnOffAuto",
                                    &OnOffAuto_lookup, get_posting,
                                    set_posting);
@@ -94,6 +116,25 @@ void kvm_apicv_accel_class_init(ObjectClass *oc)
         "Posting of device (VFIO) interrupts into the guest: on (fail if "
         "the host cannot), off (VFIO MSI/MSI-X stay out of KVM irqfd), auto "
         "(default)");
+    object_class_property_add_bool(oc, "apicv-pit-discard", get_pit_discard,
+                                   set_pit_discard);
+    object_class_property_set_description(oc, "apicv-pit-discard",
+        "On an AMD host with AVIC, give the in-kernel PIT "
+        "lost_tick_policy=discard, which avoids the PIT-reinject inhibit "
+        "(guest-visible: lost PIT ticks are dropped); an explicit "
+        "-global kvm-pit.lost_tick_policy wins; default off");
+}
+
+/* The in-kernel PIT's lost_tick_policy: a qdev property, read as text. */
+static bool pit_reinjects(Object *pit)
+{
+    g_autofree char *policy = object_property_get_str(pit, "lost_tick_policy",
+                                                      NULL);
+
+    /* unreadable: the default, re-injection */
+    return !policy || qapi_enum_parse(&LostTickPolicy_lookup, policy,
+                                      LOST_TICK_POLICY_DELAY, NULL) ==
+                      LOST_TICK_POLICY_DELAY;
 }
 
 static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
@@ -105,15 +146,7 @@ static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
     memset(vm, 0, sizeof(*vm));
     vm->kernel_irqchip = kvm_irqchip_in_kernel();
     vm->pit_in_kernel = pit != NULL;
-    if (pit) {
-        int policy = object_property_get_enum(pit, "lost_tick_policy",
-                                              "LostTickPolicy", NULL);
-
-        /* unreadable: assume the default, re-injection */
-        vm->pit_reinject = policy < 0 || policy == LOST_TICK_POLICY_DELAY;
-    }
-    /* Adjusting it was done (or not) before the PIT was created. */
-    vm->pit_policy_fixed = true;
+    vm->pit_reinject = pit && pit_reinjects(pit);
 
     if (first_cpu) {
         X86CPU *cpu = X86_CPU(first_cpu);
@@ -133,8 +166,6 @@ static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
         }
     }
     vm->sev = sev_enabled();
-    /* BLOCKIRQ applies only while the gdbstub single-steps */
-    vm->guest_debug_blockirq = false;
 }
 
 static void kvm_apicv_machine_done(Notifier *n, void *data)
@@ -149,6 +180,9 @@ static void kvm_apicv_machine_done(Notifier *n, void *data)
         exit(1);
     }
     apicv.decided = true;
+    trace_kvm_apicv_decided(OnOffAuto_str(apicv.requested),
+                            apicv_mode_name(apicv.decision.host_mode),
+                            apicv_mode_name(apicv.decision.mode));
 }
 
 int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
@@ -156,6 +190,9 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     g_autofree char *why = NULL;
     struct utsname u;
     ApicvMode host_mode;
+
+    /* Before the irqchip, the PIT and the vCPUs: their events count */
+    apicv_trace_start();
 
     apicv_read_host_facts(&apicv.facts, "",
                           uname(&u) == 0 ? u.release : NULL);
@@ -175,16 +212,16 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
 
     host_mode = apicv_host_mode(&apicv.facts, &why);
     if (apicv.requested == ON_OFF_AUTO_ON && host_mode == APICV_MODE_NONE) {
-        error_setg(errp, "-accel kvm,apicv=on: the host offers no APIC "
-                   "virtualization: %s", why);
-        return -1;
+        /* reported at the -accel option's location */
+        error_setg(errp, "apicv=on: the host offers no APIC virtualization: "
+                   "%s", why);
+        return -EINVAL;
     }
-    if (apicv.requested == ON_OFF_AUTO_AUTO &&
+    if (apicv.pit_discard &&
         (host_mode == APICV_MODE_AVIC || host_mode == APICV_MODE_X2AVIC)) {
-        /* A PIT re-injecting lost ticks inhibits AVIC */
+        /* A sugar property: an explicit -global still wins */
         object_register_sugar_prop(TYPE_KVM_I8254, "lost_tick_policy",
                                    "discard", true);
-        apicv.pit_discard_registered = true;
     }
     if (apicv.requested_posting == ON_OFF_AUTO_OFF) {
         /* Through QEMU, not KVM irqfd: nothing can be posted */
@@ -198,6 +235,13 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     return 0;
 }
 
+bool kvm_apicv_check_vcpu(X86CPU *cpu, Error **errp)
+{
+    /* AVIC's vCPU set-up runs only with the local APIC in the kernel */
+    return !kvm_irqchip_in_kernel() ||
+           apicv_check_vcpu_id(&apicv.facts, cpu->apic_id, errp);
+}
+
 static void add_host_fact(void *opaque, const char *name, const char *value)
 {
     KvmApicvHostFactList ***tail = opaque;
@@ -208,21 +252,45 @@ static void add_host_fact(void *opaque, const char *name, const char *value)
     QAPI_LIST_APPEND(*tail, f);
 }
 
-static void add_vfio_vector(KvmApicvVfioVectorList ***tail, const char *path,
-                            const char *kind, int vector, bool irqfd)
+typedef struct VectorWalk {
+    KvmApicvVfioVectorList **tail;
+    const ApicvObserved *obs;
+    bool host_posts;
+} VectorWalk;
+
+static void add_vfio_vector(VectorWalk *w, const char *path,
+                            KvmApicvVectorKind kind, int vector, int virq,
+                            bool masked)
 {
     KvmApicvVfioVector *v = g_new0(KvmApicvVfioVector, 1);
 
     v->device = g_strdup(path);
-    v->kind = g_strdup(kind);
+    v->kind = kind;
     v->vector = vector;
-    v->kvm_irqfd = irqfd;
-    QAPI_LIST_APPEND(*tail, v);
+    v->kvm_irqfd = virq >= 0;
+    v->masked = masked;
+    /* VFIO never posts INTx; a masked vector has no live IRTE */
+    v->can_post = kind != KVM_APICV_VECTOR_KIND_INTX && virq >= 0 &&
+                  !masked && w->host_posts;
+    if (kind != KVM_APICV_VECTOR_KIND_INTX && virq >= 0) {
+        v->has_gsi = true;
+        v->gsi = virq;
+    }
+    for (guint i = 0; v->has_gsi && w->obs && i < w->obs->irtes->len; i++) {
+        const ApicvObservedIrte *e = &g_array_index(w->obs->irtes,
+                                                    ApicvObservedIrte, i);
+
+        if (e->gsi == virq) {
+            v->has_posted_vcpu = e->posted && e->vcpu >= 0;
+            v->posted_vcpu = e->vcpu;
+        }
+    }
+    QAPI_LIST_APPEND(w->tail, v);
 }
 
 static int add_vfio_vectors(Object *obj, void *opaque)
 {
-    KvmApicvVfioVectorList ***tail = opaque;
+    VectorWalk *w = opaque;
     VFIOPCIDevice *vdev;
     g_autofree char *path = NULL;
 
@@ -233,17 +301,23 @@ static int add_vfio_vectors(Object *obj, void *opaque)
     path = object_get_canonical_path(obj);
     switch (vdev->interrupt) {
     case VFIO_INT_INTx:
-        add_vfio_vector(tail, path, "intx", 0, vdev->intx.kvm_accel);
+        add_vfio_vector(w, path, KVM_APICV_VECTOR_KIND_INTX, 0,
+                        vdev->intx.kvm_accel ? 0 : -1, false);
         break;
     case VFIO_INT_MSI:
     case VFIO_INT_MSIX:
         for (int i = 0; i < vdev->nr_vectors; i++) {
-            if (vdev->msi_vectors[i].use) {
-                add_vfio_vector(tail, path,
-                                vdev->interrupt == VFIO_INT_MSI ? "msi"
-                                                                : "msix",
-                                i, vdev->msi_vectors[i].virq >= 0);
+            VFIOMSIVector *mv = &vdev->msi_vectors[i];
+
+            if (!mv->use) {
+                continue;
             }
+            add_vfio_vector(w, path,
+                            vdev->interrupt == VFIO_INT_MSI ?
+                            KVM_APICV_VECTOR_KIND_MSI :
+                            KVM_APICV_VECTOR_KIND_MSIX, i, mv->virq,
+                            vdev->interrupt == VFIO_INT_MSIX &&
+                            msix_is_masked(&vdev->pdev, i));
         }
         break;
     default:
@@ -273,18 +347,64 @@ static const KvmApicvInhibitReason qapi_inhibit[APICV_INHIBIT__MAX] = {
     [APICV_INHIBIT_APIC_ID_TOO_BIG] = KVM_APICV_INHIBIT_REASON_APIC_ID_TOO_BIG,
     [APICV_INHIBIT_X2APIC_WITHOUT_X2AVIC] =
         KVM_APICV_INHIBIT_REASON_X2APIC_WITHOUT_X2AVIC,
-    [APICV_INHIBIT_BLOCKIRQ] = KVM_APICV_INHIBIT_REASON_BLOCKIRQ,
     [APICV_INHIBIT_SEV] = KVM_APICV_INHIBIT_REASON_SEV,
     [APICV_INHIBIT_NESTED] = KVM_APICV_INHIBIT_REASON_NESTED,
 };
 
-KvmApicvInfo *qmp_query_kvm_apicv(Error **errp)
+static KvmApicvObserved *observed(const ApicvObserved *obs, const char *why)
+{
+    KvmApicvObserved *o = g_new0(KvmApicvObserved, 1);
+    KvmApicvIrteUpdateList **irtes;
+    strList **names;
+
+    o->available = obs->available;
+    o->detail = g_strdup(why);
+    if (!obs->available) {
+        return o;
+    }
+    o->has_inhibit_events = o->has_lost_events = true;
+    o->inhibit_events = obs->inhibit_events;
+    o->lost_events = obs->lost_events;
+    if (obs->has_inhibits) {
+        o->has_inhibits = o->has_inhibit_mask = true;
+        o->inhibit_mask = obs->inhibits;
+        names = &o->inhibits;
+        for (int bit = 0; bit < 64; bit++) {
+            const char *name = apicv_trace_reason_name(bit, apicv.facts.kernel);
+
+            if (obs->inhibits & BIT_ULL(bit)) {
+                QAPI_LIST_APPEND(names, name ? g_strdup(name) :
+                                 g_strdup_printf("bit%d", bit));
+            }
+        }
+    }
+    o->has_irte_updates = true;
+    irtes = &o->irte_updates;
+    for (guint i = 0; i < obs->irtes->len; i++) {
+        const ApicvObservedIrte *e = &g_array_index(obs->irtes,
+                                                    ApicvObservedIrte, i);
+        KvmApicvIrteUpdate *u = g_new0(KvmApicvIrteUpdate, 1);
+
+        u->host_irq = e->host_irq;
+        u->gsi = e->gsi;
+        u->posted = e->posted;
+        u->has_vcpu = e->posted && e->vcpu >= 0;
+        u->vcpu = e->vcpu;
+        u->vector = e->vector;
+        QAPI_LIST_APPEND(irtes, u);
+    }
+    return o;
+}
+
+KvmApicvInfo *qmp_x_query_kvm_apicv(Error **errp)
 {
     KvmApicvInfo *info = g_new0(KvmApicvInfo, 1);
     const ApicvDecision *d = &apicv.decision;
+    const ApicvObserved *obs;
+    const char *obs_why;
     KvmApicvInhibitList **inhibits;
     KvmApicvHostFactList **facts;
-    KvmApicvVfioVectorList **vectors;
+    VectorWalk walk;
     g_autofree char *host_why = NULL;
 
     info->kvm = kvm_enabled() && apicv.decided;
@@ -302,30 +422,49 @@ KvmApicvInfo *qmp_query_kvm_apicv(Error **errp)
     info->has_mode = true;
     info->mode = qapi_mode(d->mode);
 
+    info->has_inhibits = true;
     inhibits = &info->inhibits;
     for (int i = 0; i < APICV_INHIBIT__MAX; i++) {
-        if (d->inhibited[i]) {
-            KvmApicvInhibit *in = g_new0(KvmApicvInhibit, 1);
+        const ApicvInhibitPrediction *p = &d->inhibit[i];
+        KvmApicvInhibit *in;
 
-            in->reason = qapi_inhibit[i];
-            in->detail = g_strdup(d->inhibit_reason[i]);
-            QAPI_LIST_APPEND(inhibits, in);
+        if (p->likelihood == APICV_INHIBIT_NONE) {
+            continue;
         }
+        in = g_new0(KvmApicvInhibit, 1);
+        in->reason = qapi_inhibit[i];
+        in->likelihood = p->likelihood == APICV_INHIBIT_CERTAIN ?
+                         KVM_APICV_LIKELIHOOD_CERTAIN :
+                         KVM_APICV_LIKELIHOOD_POSSIBLE;
+        in->detail = g_strdup(p->detail);
+        in->fix = g_strdup(p->fix);
+        in->rule = g_strdup(p->rule);
+        QAPI_LIST_APPEND(inhibits, in);
     }
     info->has_pit_discard = true;
-    info->pit_discard = apicv.pit_discard_registered &&
-                        apicv.vm.pit_in_kernel && !apicv.vm.pit_reinject;
+    info->pit_discard = apicv.pit_discard && apicv.vm.pit_in_kernel &&
+                        !apicv.vm.pit_reinject;
 
-    info->device_posting = g_strdup(d->device_posting == HOST_FACT_YES ? "on" :
-                                    d->device_posting == HOST_FACT_NO ? "off" :
-                                    "unknown");
+    info->has_device_posting = true;
+    info->device_posting = d->device_posting == HOST_FACT_YES ?
+                           KVM_APICV_DEVICE_POSTING_ON :
+                           d->device_posting == HOST_FACT_NO ?
+                           KVM_APICV_DEVICE_POSTING_OFF :
+                           KVM_APICV_DEVICE_POSTING_UNKNOWN;
     info->device_posting_detail = g_strdup(d->device_posting_why);
 
+    info->has_host_facts = true;
     facts = &info->host_facts;
     apicv_host_facts_foreach(&apicv.facts, add_host_fact, &facts);
 
-    vectors = &info->vfio_vectors;
+    obs = apicv_trace_poll(&obs_why);
+    info->observed = observed(obs, obs_why);
+
+    info->has_vfio_vectors = true;
+    walk.tail = &info->vfio_vectors;
+    walk.obs = obs->available ? obs : NULL;
+    walk.host_posts = d->device_posting == HOST_FACT_YES;
     object_child_foreach_recursive(object_get_root(), add_vfio_vectors,
-                                   &vectors);
+                                   &walk);
     return info;
 }

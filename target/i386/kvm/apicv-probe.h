@@ -3,9 +3,16 @@
  *
  * What a KVM host offers for APIC virtualization (AMD AVIC / x2AVIC,
  * Intel APICv) and device posted interrupts, and what a VM's own
- * configuration would inhibit.  KVM has no capability for either, so
- * this is derived from host files (module parameters, /proc/cpuinfo,
- * IOMMU sysfs, the kernel command line) and KVM capabilities.
+ * configuration makes KVM inhibit on that host's kernel.  KVM has no
+ * capability for either, so this is derived from host files (module
+ * parameters, /proc/cpuinfo, IOMMU sysfs, the kernel command line and
+ * release) and KVM capabilities.
+ *
+ * Which configurations inhibit changed from kernel to kernel: the rules
+ * are keyed by the host kernel's release, each with the Linux commit
+ * that changed it (apicv-probe.c).  A rule that cannot be decided from
+ * the host (unknown release, guest-dependent) gives a "possible"
+ * inhibit, never a refusal.
  *
  * Pure functions over a snapshot of those facts (KvmApicvHostFacts), so
  * they are unit-tested on fixtures in the real file formats
@@ -30,13 +37,18 @@ typedef enum ApicvVendor {
     APICV_VENDOR_INTEL,
 } ApicvVendor;
 
+/* A kernel release as one comparable number; 0 is unknown. */
+#define APICV_KVER(major, minor)   ((major) * 1000 + (minor))
+
 typedef struct KvmApicvHostFacts {
     ApicvVendor vendor;
+    int kernel;                 /* APICV_KVER() of uname -r, 0 unknown */
     /* /proc/cpuinfo */
-    HostFact cpu_avic, cpu_x2avic, cpu_x2apic, cpu_hypervisor;
+    HostFact cpu_avic, cpu_x2avic, cpu_x2avic_ext, cpu_x2apic, cpu_hypervisor;
     HostFact vmx_posted_intr, vmx_apicv;
     /* kvm_amd / kvm_intel module parameters */
     HostFact amd_avic, amd_force_avic, amd_ipiv, amd_device_posted;
+    HostFact amd_nested;
     HostFact intel_apicv, intel_ipiv, intel_device_posted;
     /* IOMMU */
     HostFact amd_iommu, amd_ga, amd_ga_vapic, amd_xt;
@@ -55,13 +67,14 @@ void apicv_facts_init(KvmApicvHostFacts *f);
 void apicv_parse_cpuinfo(KvmApicvHostFacts *f, const char *text);
 HostFact apicv_parse_bool_param(const char *text);
 void apicv_parse_cmdline(KvmApicvHostFacts *f, const char *text);
+/* "6.12.38+deb13-amd64" -> APICV_KVER(6, 12); 0 if unparsable */
+int apicv_parse_kernel_release(const char *release);
 /*
- * /sys/class/iommu/ivhdN/amd-iommu/features: "EFR" on old kernels,
- * "EFR2:EFR" on Linux 5.19 to 6.3 and "EFR:EFR2" since 6.4, so the
- * kernel release (e.g. "6.1.0-57-amd64") is needed to read two fields.
+ * /sys/class/iommu/ivhdN/amd-iommu/features: the EFR alone on old
+ * kernels, two fields (EFR and EFR2, in an order that changed between
+ * releases) on newer ones.  Which field is the EFR is told by content.
  */
-void apicv_parse_amd_iommu_features(KvmApicvHostFacts *f, const char *text,
-                                    const char *kernel_release);
+void apicv_parse_amd_iommu_features(KvmApicvHostFacts *f, const char *text);
 /* /sys/class/iommu/dmarN/intel-iommu/cap (hex): bit 59 posted interrupts */
 void apicv_parse_intel_iommu_cap(KvmApicvHostFacts *f, const char *text);
 
@@ -79,17 +92,25 @@ ApicvMode apicv_host_mode(const KvmApicvHostFacts *f, char **why);
 /* Device posted interrupts: YES, NO (with @why) or UNKNOWN. */
 HostFact apicv_host_device_posting(const KvmApicvHostFacts *f, char **why);
 
+/*
+ * Highest vCPU (APIC) ID the host's AVIC table addresses, or -1 when
+ * the host has no AVIC.  Before Linux 6.17 a vCPU above it cannot be
+ * created at all (KVM_CREATE_VCPU fails).
+ */
+int apicv_avic_max_vcpu_id(const KvmApicvHostFacts *f);
+/* The vCPU with @apic_id can be created (false with @errp set). */
+bool apicv_check_vcpu_id(const KvmApicvHostFacts *f, uint32_t apic_id,
+                         Error **errp);
+
 /* The VM's configuration, as far as it matters for inhibits. */
 typedef struct KvmApicvVmConfig {
     bool kernel_irqchip;        /* false: kernel-irqchip=off */
     bool pit_in_kernel;
     bool pit_reinject;          /* lost_tick_policy=delay */
-    bool pit_policy_fixed;      /* auto may not change it (any more) */
     bool hyperv_synic;
     bool hv_avic;
     uint32_t max_apic_id;
     bool x2apic;
-    bool guest_debug_blockirq;
     bool sev;
     bool nested_svm;
 } KvmApicvVmConfig;
@@ -100,31 +121,48 @@ typedef enum ApicvInhibit {
     APICV_INHIBIT_HYPERV,
     APICV_INHIBIT_APIC_ID_TOO_BIG,
     APICV_INHIBIT_X2APIC_WITHOUT_X2AVIC,
-    APICV_INHIBIT_BLOCKIRQ,
     APICV_INHIBIT_SEV,
     APICV_INHIBIT_NESTED,
     APICV_INHIBIT__MAX,
 } ApicvInhibit;
 
+/* The name QAPI's KvmApicvInhibitReason gives it */
+const char *apicv_inhibit_name(ApicvInhibit i);
+
+/*
+ * KVM's own name of bit @bit of its inhibit mask on host kernel release
+ * @kernel, or NULL where the numbering is not known.
+ */
+const char *apicv_kvm_inhibit_bit_name(int kernel, int bit);
+
+typedef enum ApicvLikelihood {
+    APICV_INHIBIT_NONE,
+    APICV_INHIBIT_CERTAIN,      /* KVM will inhibit */
+    APICV_INHIBIT_POSSIBLE,     /* depends on the guest or an unknown */
+} ApicvLikelihood;
+
+typedef struct ApicvInhibitPrediction {
+    ApicvLikelihood likelihood;
+    char *detail;               /* the cause, as the user configured it */
+    char *fix;                  /* how to avoid it */
+    const char *rule;           /* the Linux rule (and commit) applied */
+} ApicvInhibitPrediction;
+
 typedef struct ApicvDecision {
     ApicvMode host_mode;
-    ApicvMode mode;             /* negotiated: NONE when inhibited */
-    bool inhibited[APICV_INHIBIT__MAX];
-    char *inhibit_reason[APICV_INHIBIT__MAX];
-    /*
-     * auto: switch the in-kernel PIT to lost_tick_policy=discard
-     * (unless the VM's pit_policy_fixed says it cannot be changed)
-     */
-    bool set_pit_discard;
-    HostFact device_posting;
+    ApicvMode mode;             /* expected: NONE when inhibited */
+    ApicvInhibitPrediction inhibit[APICV_INHIBIT__MAX];
+    HostFact device_posting;    /* the host can post device interrupts */
     char *device_posting_why;
 } ApicvDecision;
 
 /*
- * Decide for @req (apic virtualization) and @req_posting (device posted
- * interrupts).  "auto" adjusts what is safe (set_pit_discard) and
- * reports the rest; "on" fails with an error naming the missing host
- * feature or the inhibiting option, and the fix.
+ * Predict what KVM does with @vm on host @f and check it against @req
+ * (apicv=) and @req_posting (device-posted-irqs=).  The inhibits are
+ * predicted whatever the host mode (KVM tracks them on every host).
+ * "on" fails listing every certain inhibit with its fix (as hints);
+ * "off" is refused where the host would use APIC virtualization,
+ * since KVM has no per-VM switch; "auto" changes nothing.
  */
 bool apicv_decide(const KvmApicvHostFacts *f, const KvmApicvVmConfig *vm,
                   OnOffAuto req, OnOffAuto req_posting, ApicvDecision *d,
