@@ -32,6 +32,13 @@ UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host
 GUEST_TESTS_x86_64 := amd-iommu-boot
 # Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics.
 LINUX_TESTS_ppc64 := linux-mttcg
+# On this machine's /dev/kvm (tests/kvm/): start-up matrix (beside stock),
+# libvirt 11.3 starting <domain type='kvm'> with the fork.
+KVM_TESTS := startup-matrix libvirt-domain
+# Nested KVM test bed (tests/guest/kvm-nested): Debian 6.12 and 7.3 as
+# KVM hosts under the fork's TCG, the fork's binary inside.
+NESTED_KVM_KERNELS := 6.12 7.3
+NESTED_KVM_TESTS := kvm-nested-smoke kvm-nested-apicv
 # Fork against stock QEMU of the same base (make stock).
 COMPAT_TESTS := xics-migration
 # Our freestanding ppc64 guest (tests/guest/ppc64/guest, built by
@@ -64,6 +71,8 @@ check-build: build
 check: check-build stock
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
+	    KVM_TESTS="$(KVM_TESTS)" NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
+	    NESTED_KVM_TESTS="$(NESTED_KVM_TESTS)" \
 	    GUEST_TESTS_x86_64="$(GUEST_TESTS_x86_64)" \
 	    LINUX_TESTS_ppc64="$(LINUX_TESTS_ppc64)" \
 	    GUEST_TESTS_ppc64="$(GUEST_TESTS_ppc64)" \

@@ -3,8 +3,10 @@
 #
 # Install everything the fork needs to build and test on Debian bookworm:
 # apt sources for bookworm-backports (meson >= 1.5, python3-pycotap) and
-# trixie deb-src (the pinned QEMU base), then the build dependencies and
-# the powerpc64le cross compiler for the ppc64 test guest.
+# trixie deb-src (the pinned QEMU base), then the build dependencies,
+# the powerpc64le cross compiler for the ppc64 test guest and libvirt
+# 11.3 from bookworm-backports (the QEMU driver, the daemons and virsh,
+# without libvirt-daemon-system's services) for tests/kvm/libvirt-domain.py.
 # As non-root it only prints the commands to run.
 set -e
 
@@ -16,7 +18,8 @@ PKGS="build-essential pkg-config git ccache ninja-build meson python3 \
 python3-venv python3-pycotap python3-tomli dpkg-dev xz-utils \
 libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev \
 flex bison seabios ipxe-qemu qemu-system-data \
-gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu"
+gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu \
+libvirt-daemon-driver-qemu libvirt-daemon libvirt-clients"
 
 write_sources() {
     cat > "$BACKPORTS" <<SRC
@@ -33,9 +36,10 @@ Suites: trixie
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-    # Only meson and pycotap come from backports.
+    # Only meson, pycotap and libvirt (11.3; its own libraries with it)
+    # come from backports.
     cat > "$PIN" <<SRC
-Package: meson python3-pycotap
+Package: meson python3-pycotap libvirt*
 Pin: release n=bookworm-backports
 Pin-Priority: 600
 SRC
@@ -54,8 +58,15 @@ meson_ok() {
     [ "$(printf '%s\n1.5.0\n' "$v" | sort -V | head -n1)" = "1.5.0" ]
 }
 
+# bookworm's own libvirt 9.0 does not count: the pin upgrades it.
+libvirt_ok() {
+    v=$(dpkg-query -W -f='${Version}' libvirt-daemon-driver-qemu 2>/dev/null) ||
+        return 1
+    dpkg --compare-versions "$v" ge 11.3
+}
+
 if [ -f "$BACKPORTS" ] && [ -f "$TRIXIE_SRC" ] && [ -z "$(missing_pkgs)" ] &&
-   meson_ok; then
+   meson_ok && libvirt_ok; then
     echo "install-deps: everything is installed"
     exit 0
 fi
@@ -73,4 +84,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends $PKGS
 meson_ok || { echo "install-deps: meson >= 1.5 is required" >&2; exit 1; }
+libvirt_ok || { echo "install-deps: libvirt >= 11.3 is required" >&2; exit 1; }
 echo "install-deps: done (meson $(meson --version))"

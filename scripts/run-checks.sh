@@ -8,7 +8,10 @@
 # in LINUX_TESTS_ppc64 (tests/guest/fetch-ppc64-guest.sh), the
 # fork-vs-stock tests in COMPAT_TESTS, and the tests with our own ppc64 guest
 # (tests/guest/ppc64, built by guest.mk): GUEST_TESTS_ppc64 on the fork,
-# GUEST_COMPAT_TESTS_ppc64 on the fork and stock.  Prints one line per test and
+# GUEST_COMPAT_TESTS_ppc64 on the fork and stock, the tests on this machine's
+# /dev/kvm in KVM_TESTS (tests/kvm/), the nested KVM test bed's tests in
+# NESTED_KVM_TESTS on each L1 kernel of NESTED_KVM_KERNELS
+# (tests/guest/kvm-nested/).  Prints one line per test and
 # ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
 # build/check-logs/.
 
@@ -19,6 +22,7 @@ mkdir -p "$logs"
 
 passed=0
 failed=0
+skipped=0
 failures=()
 
 run_one() {
@@ -31,6 +35,10 @@ run_one() {
     if [ $rc -eq 0 ]; then
         passed=$((passed + 1))
         printf 'PASS  %-40s %4ds\n' "$name" $((SECONDS - start))
+    elif [ $rc -eq 77 ]; then
+        skipped=$((skipped + 1))
+        printf 'SKIP  %-40s %4ds: %s\n' "$name" $((SECONDS - start)) \
+            "$(tail -n 1 "$log")"
     else
         failed=$((failed + 1))
         failures+=("$name")
@@ -88,6 +96,30 @@ linux_guest_tests guest-x86_64 fetch-x86-guest.sh x86 qemu-system-x86_64 \
 linux_guest_tests linux-ppc64 fetch-ppc64-guest.sh ppc64-linux \
     qemu-system-ppc64 $LINUX_TESTS_ppc64
 
+# KVM on this machine's /dev/kvm: the fork's binary, stock's beside it.
+for t in $KVM_TESTS; do
+    run_one "kvm/$t" 600 /usr/bin/python3 "$top/tests/kvm/$t.py" \
+        "$top/build/qemu-system-x86_64" "$top/build-stock/qemu-system-x86_64"
+done
+
+# The nested KVM test bed: Debian kernels as KVM hosts (L1) under the
+# fork's TCG, the fork's binary in them.
+for v in $NESTED_KVM_KERNELS; do
+    if host=$(sh "$top/tests/guest/fetch-kvm-host.sh" "$v"); then
+        for t in $NESTED_KVM_TESTS; do
+            run_one "kvm-nested-$v/$t" 600 /usr/bin/python3 \
+                "$top/tests/guest/kvm-nested/$t.py" \
+                "$top/build/qemu-system-x86_64" "$host"
+        done
+    else
+        for t in $NESTED_KVM_TESTS; do
+            failed=$((failed + 1))
+            failures+=("kvm-nested-$v/$t")
+            echo "FAIL  kvm-nested-$v/$t: Linux $v could not be fetched"
+        done
+    fi
+done
+
 for t in $COMPAT_TESTS; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
         "$top/build/qemu-system-ppc64" "$top/build-stock/qemu-system-ppc64"
@@ -121,5 +153,5 @@ echo
 if [ $failed -ne 0 ]; then
     echo "failed: ${failures[*]}"
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

@@ -21,7 +21,7 @@ kernel-irqchip=off, apicv=on refused exactly when the host offers
 nothing or an inhibit is certain, ...).
 
 Usage: startup-matrix.py QEMU-SYSTEM-X86_64 [STOCK-QEMU-SYSTEM-X86_64]
-Exits 0 with a "SKIP" line where /dev/kvm is missing.
+Exits 77 (skipped) with a "SKIP" line where /dev/kvm is missing.
 """
 
 import json
@@ -101,7 +101,7 @@ def main():
     limits = 0
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         print("SKIP: no usable /dev/kvm on this machine")
-        return 0
+        return 77
 
     rc, rep, err = run(qemu, ["-accel", "kvm", "-M", "q35"])
     if rc != 0 or "x-query-kvm-apicv" not in rep:
@@ -132,7 +132,8 @@ def main():
     for apicv in ("auto", "on", "off"):
         for post in ("auto", "on", "off"):
             for irq in ("on", "split"):
-                cases.append(("q35", irq, None, "host", apicv, post))
+                cases.append(("q35", irq, None, "qemu64,+x2apic", apicv,
+                              post))
 
     failures = []
     for (m, irq, pit, cpu, apicv, post) in cases:

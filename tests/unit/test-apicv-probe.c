@@ -432,6 +432,7 @@ static void test_rule_hyperv_autoeoi_0f250a646382(void)
     KvmApicvVmConfig vm = clean_vm();
 
     vm.hyperv_synic = true;
+    vm.x2apic = false;      /* no x2APIC inhibit on the 5.x hosts */
     zen4(&f, "5.10.0-33-amd64");
     g_assert_cmpint(predicted(&f, &vm, APICV_INHIBIT_HYPERV), ==,
                     APICV_INHIBIT_CERTAIN);
@@ -497,6 +498,14 @@ static void test_rule_apic_id_too_big(void)
     zen4(&f, "6.19.0");
     g_assert_cmpint(apicv_avic_max_vcpu_id(&f), ==, 0x1ff);
 
+    /* 7.3 (test bed): vCPU 255 in xAVIC mode inhibits */
+    zen2(&f, "7.3.4+deb13-amd64");
+    g_assert_cmpint(apicv_avic_max_vcpu_id(&f), ==, 0xfe);
+    vm.max_apic_id = 0xff;
+    g_assert_cmpint(predicted(&f, &vm, APICV_INHIBIT_APIC_ID_TOO_BIG), ==,
+                    APICV_INHIBIT_CERTAIN);
+    vm = clean_vm();
+
     /* AVIC off: no limit from it */
     amd_host(&f, zen4_cpuinfo, "N\n", NULL, "6.12.0");
     g_assert_cmpint(apicv_avic_max_vcpu_id(&f), ==, -1);
@@ -508,6 +517,10 @@ static void test_rule_apic_id_too_big(void)
     /* since 6.17 the vCPU is created and AVIC inhibited */
     zen4(&f, "6.17.0");
     g_assert_true(apicv_check_vcpu_id(&f, 0x200, &error_abort));
+    /* only a hot-pluggable one: possible */
+    vm.max_possible_apic_id = 0x200;
+    g_assert_cmpint(predicted(&f, &vm, APICV_INHIBIT_APIC_ID_TOO_BIG), ==,
+                    APICV_INHIBIT_POSSIBLE);
     vm.max_apic_id = 0x200;
     g_assert_cmpint(predicted(&f, &vm, APICV_INHIBIT_APIC_ID_TOO_BIG), ==,
                     APICV_INHIBIT_CERTAIN);

@@ -142,6 +142,7 @@ static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
     MachineState *ms = MACHINE(qdev_get_machine());
     MachineClass *mc = MACHINE_GET_CLASS(ms);
     Object *pit = object_resolve_path_type("", TYPE_KVM_I8254, NULL);
+    CPUState *cs;
 
     memset(vm, 0, sizeof(*vm));
     vm->kernel_irqchip = kvm_irqchip_in_kernel();
@@ -157,12 +158,16 @@ static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
         vm->hv_avic = hyperv_feat_enabled(cpu, HYPERV_FEAT_AVIC);
         vm->nested_svm = env->features[FEAT_8000_0001_ECX] & CPUID_EXT3_SVM;
     }
+    CPU_FOREACH(cs) {
+        vm->max_apic_id = MAX(vm->max_apic_id, X86_CPU(cs)->apic_id);
+    }
     /* Every possible vCPU, hotpluggable ones included */
     if (mc->possible_cpu_arch_ids) {
         const CPUArchIdList *ids = mc->possible_cpu_arch_ids(ms);
 
         for (int i = 0; i < ids->len; i++) {
-            vm->max_apic_id = MAX(vm->max_apic_id, ids->cpus[i].arch_id);
+            vm->max_possible_apic_id = MAX(vm->max_possible_apic_id,
+                                           ids->cpus[i].arch_id);
         }
     }
     vm->sev = sev_enabled();
@@ -171,7 +176,9 @@ static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
 static void kvm_apicv_machine_done(Notifier *n, void *data)
 {
     Error *err = NULL;
+    const char *why;
 
+    apicv_trace_poll(&why);
     kvm_apicv_vm_config(&apicv.vm);
     if (!apicv_decide(&apicv.facts, &apicv.vm, apicv.requested,
                       apicv.requested_posting, &apicv.decision, &err)) {
@@ -237,6 +244,13 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
 
 bool kvm_apicv_check_vcpu(X86CPU *cpu, Error **errp)
 {
+    const char *why;
+
+    /*
+     * Creating a vCPU fires a handful of inhibit changes: drain them
+     * now, so that a few hundred vCPUs do not overflow the ring.
+     */
+    apicv_trace_poll(&why);
     /* AVIC's vCPU set-up runs only with the local APIC in the kernel */
     return !kvm_irqchip_in_kernel() ||
            apicv_check_vcpu_id(&apicv.facts, cpu->apic_id, errp);

@@ -609,14 +609,25 @@ static void find_inhibits(const KvmApicvHostFacts *f,
     if (amd) {
         int max = apicv_avic_max_vcpu_id(f);
 
-        /* Below 6.17 such a vCPU is refused at creation: see above */
-        if (max >= 0 && vm->max_apic_id > max) {
+        /*
+         * Below 6.17 such a vCPU is refused at creation (see above), so
+         * only one hot-plugged later can matter there; since, creating
+         * it inhibits AVIC.
+         */
+        uint32_t id = MAX(vm->max_apic_id, vm->max_possible_apic_id);
+
+        if (max >= 0 && id > max) {
+            bool since = rule_applies(f, &rule_id_create_fails) ==
+                         HOST_FACT_NO;
+
             predict(d, APICV_INHIBIT_APIC_ID_TOO_BIG,
-                    rule_applies(f, &rule_id_create_fails) == HOST_FACT_NO ?
+                    since && vm->max_apic_id > max ?
                     HOST_FACT_YES : HOST_FACT_UNKNOWN, &rule_id_create_fails,
-                    g_strdup_printf("APIC ID %u is above the %s limit of %d",
-                                    vm->max_apic_id, max == AVIC_MAX_VCPU_ID ?
-                                    "AVIC" : "x2AVIC", max),
+                    g_strdup_printf("APIC ID %u%s is above the %s limit of %d",
+                                    id, vm->max_apic_id > max ? "" :
+                                    " (a hot-pluggable vCPU)",
+                                    max == AVIC_MAX_VCPU_ID ? "AVIC" :
+                                    "x2AVIC", max),
                     g_strdup("use fewer vCPUs (-smp)"));
         }
         if (vm->x2apic) {

@@ -109,7 +109,8 @@ typedef struct KvmApicvVmConfig {
     bool pit_reinject;          /* lost_tick_policy=delay */
     bool hyperv_synic;
     bool hv_avic;
-    uint32_t max_apic_id;
+    uint32_t max_apic_id;           /* of the vCPUs created */
+    uint32_t max_possible_apic_id;  /* hotpluggable ones included */
     bool x2apic;
     bool sev;
     bool nested_svm;

@@ -37,7 +37,7 @@
 
 #define INHIBIT_EVENT "kvm_apicv_inhibit_changed"
 #define IRTE_EVENT "kvm_pi_irte_update"
-#define RING_PAGES 8                /* data pages per host CPU */
+#define RING_PAGES 16               /* data pages per host CPU */
 
 typedef struct TraceField {
     int offset, size;               /* -1: not in this kernel's layout */

@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Fetch a Debian amd64 kernel to act as the KVM host (L1) of the nested
+# test bed (tests/guest/kvm-nested/): a private apt configuration with
+# trixie and trixie-backports resolves the newest kernel of the given
+# series (6.12: linux-image-6.12.*-amd64-unsigned, which holds image and
+# modules; 7.x: linux-binary[-unsigned]-7.x.*-amd64 plus
+# linux-modules-7.x.*-amd64), and busybox-static comes from this
+# machine's own apt sources.  Keeps vmlinuz, busybox and the KVM and
+# VFIO modules with their dependencies, decompressed (busybox insmod
+# cannot load .ko.xz), plus modules.order listing them dependencies
+# first.  Cached in $QEMU_FORK_CACHE/guests/kvm-host-VERSION (default
+# ~/.cache/qemu-irq-fork); prints that folder.
+#
+# Usage: fetch-kvm-host.sh VERSION     (e.g. 6.12 or 7.3)
+set -e
+
+say() { echo "fetch-kvm-host: $*" >&2; }
+
+version=$1
+case "$version" in
+    [0-9]*.[0-9]*) ;;
+    *) say "usage: $0 VERSION (e.g. 6.12 or 7.3)"; exit 2 ;;
+esac
+
+cache=${QEMU_FORK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-irq-fork}
+dir="$cache/guests/kvm-host-$version"
+if [ -f "$dir/.done" ]; then
+    echo "$dir"
+    exit 0
+fi
+
+command -v xz >/dev/null || apt-get install -y -q xz-utils >&2
+
+apt="$dir/apt"
+rm -rf "$dir/debs" "$dir/x" "$dir/modules"
+mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$dir/debs" \
+    "$dir/modules"
+
+# busybox-static through this machine's apt configuration.
+(cd "$dir/debs" && apt-get download -q busybox-static >&2)
+
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+key=/usr/share/keyrings/debian-archive-keyring.gpg
+for suite in trixie trixie-backports; do
+    echo "deb [signed-by=$key] $mirror $suite main"
+done > "$apt/sources.list"
+cat > "$apt/apt.conf" <<EOC
+APT::Architecture "amd64";
+APT::Architectures { "amd64"; };
+Dir::Etc::SourceList "$apt/sources.list";
+Dir::Etc::SourceParts "/nonexistent";
+Dir::State::Lists "$apt/lists";
+Dir::Cache "$apt/cache";
+Dir::State::status "/dev/null";
+EOC
+export APT_CONFIG="$apt/apt.conf"
+apt-get update -q >&2 || say "apt-get update reported errors"
+
+# Newest package whose name matches the extended regex $1.
+newest() {
+    apt-cache pkgnames | grep -E "^$1\$" | sort -V | tail -n1
+}
+
+v=$(echo "$version" | sed 's/\./\\./g')
+abi="$v\.[0-9]+\+deb[0-9]+"
+pkgs=$(newest "linux-image-$abi-amd64-unsigned")
+if [ -z "$pkgs" ]; then
+    bin=$(newest "linux-binary-unsigned-$abi-amd64")
+    [ -n "$bin" ] || bin=$(newest "linux-binary-$abi-amd64")
+    if [ -n "$bin" ]; then
+        kabi=${bin#linux-binary-}
+        kabi=${kabi#unsigned-}
+        pkgs="$bin linux-modules-$kabi"
+    fi
+fi
+if [ -z "$pkgs" ]; then
+    say "no amd64 kernel $version in trixie or trixie-backports ($mirror)"
+    exit 1
+fi
+say "downloading $pkgs"
+# shellcheck disable=SC2086
+(cd "$dir/debs" && apt-get download -q $pkgs >&2)
+
+for deb in "$dir"/debs/*.deb; do
+    dpkg-deb -x "$deb" "$dir/x"
+done
+# /boot/vmlinuz-* up to 6.x, /usr/lib/modules/*/vmlinuz.unsigned since 7.x.
+kernel=$(find "$dir/x" -type f -name 'vmlinuz*' | head -n1)
+if [ -z "$kernel" ]; then
+    say "no vmlinuz in $pkgs"
+    exit 1
+fi
+cp "$kernel" "$dir/vmlinuz"
+cp "$dir/x/bin/busybox" "$dir/busybox"
+
+# Decompress module $1 (a name, '-' and '_' alike) and the modules it
+# depends on, appending each to modules.order after its dependencies.
+: > "$dir/modules.order"
+add_module() {
+    local name file ko dep
+    name=$(echo "$1" | tr - _)
+    grep -qx "$name" "$dir/modules.names" 2>/dev/null && return 0
+    file=$(awk -v n="$name" '$1 == n { print $2; exit }' "$dir/modules.index")
+    if [ -z "$file" ]; then
+        say "module $1 not found"
+        exit 1
+    fi
+    ko=$(basename "${file%.xz}")
+    case "$file" in
+        *.ko.xz) xz -dc "$file" > "$dir/modules/$ko" ;;
+        *.ko) cp "$file" "$dir/modules/$ko" ;;
+        *) say "unsupported module compression: $file"; exit 1 ;;
+    esac
+    echo "$name" >> "$dir/modules.names"
+    for dep in $(tr '\0' '\n' < "$dir/modules/$ko" |
+                 sed -n 's/^depends=//p' | tr , ' '); do
+        add_module "$dep"
+    done
+    echo "$ko" >> "$dir/modules.order"
+}
+rm -f "$dir/modules.names"
+find "$dir/x" -name '*.ko*' | awk '{ b = $0; sub(/.*\//, "", b);
+    sub(/\.ko.*/, "", b); gsub(/-/, "_", b); print b, $0 }' > "$dir/modules.index"
+for m in irqbypass kvm ccp kvm-amd vfio vfio_iommu_type1 vfio-pci-core \
+         vfio-pci; do
+    add_module "$m"
+done
+rm -rf "$dir/x" "$dir/debs" "$dir/modules.names" "$dir/modules.index"
+echo "$pkgs" > "$dir/.done"
+say "$(tr '\n' ' ' < "$dir/modules.order")"
+echo "$dir"

@@ -1,0 +1,79 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# /init of the nested test bed's KVM host (L1), built by testbed.py:
+# loads the KVM modules (kvm_amd with $tb_kvm_amd from the kernel
+# command line), enables KVM's APICv/AVIC/IRTE tracepoints, then runs
+# the L1 QEMU once per /runs/* folder (args: one argument a line; qmp,
+# if present: QMP lines fed to -qmp stdio) and reports everything on
+# /dev/ttyS1 as "=== ... ===" markers followed by base64 data.
+/bin/busybox mkdir -p /proc /sys /dev /tmp
+/bin/busybox mount -t proc proc /proc
+/bin/busybox --install -s /bin
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+exec 0< /dev/console 1> /dev/console 2>&1 3> /dev/ttyS1
+
+mark() { echo "=== $* ===" >&3; }
+b64() { base64 >&3; }
+feed() {
+    while IFS= read -r line; do
+        usleep 200000
+        echo "$line"
+    done < "$1"
+}
+
+mark L1 BEGIN
+mark L1 UNAME
+uname -r | b64
+mark L1 INSMOD
+while read -r ko; do
+    case "$ko" in
+        kvm-amd.ko) insmod "/modules/$ko" $tb_kvm_amd ;;
+        *) insmod "/modules/$ko" ;;
+    esac
+done < /modules/modules.order 2>&1 | b64
+mark L1 PARAMS
+for f in /sys/module/kvm_amd/parameters/*; do
+    echo "${f##*/}=$(cat "$f")"
+done | b64
+mark L1 IOMMU
+cat /sys/class/iommu/*/amd-iommu/features 2>/dev/null | b64
+
+t=/sys/kernel/tracing
+mount -t tracefs tracefs $t
+mark L1 EVENTS
+for e in $t/events/kvm/kvm_apicv_inhibit_changed \
+         $t/events/kvm/kvm_pi_irte_update $t/events/kvm/kvm_avic_*; do
+    [ -d "$e" ] && echo 1 > "$e/enable" && echo "${e##*/}"
+done | b64
+mark L1 DMESG
+dmesg | grep -i -e kvm -e svm -e avic -e amd-vi -e iommu | b64
+
+qemu=/usr/bin/qemu-system-x86_64
+for r in /runs/*; do
+    name=$(cat "$r/name")
+    mark CASE "$name" BEGIN
+    echo > $t/trace
+    set --
+    while IFS= read -r a; do
+        set -- "$@" "$a"
+    done < "$r/args"
+    if [ -f "$r/qmp" ]; then
+        feed "$r/qmp" |
+            timeout -s KILL "$tb_timeout" $qemu "$@" -qmp stdio \
+                > /tmp/out 2> /tmp/err
+    else
+        timeout -s KILL "$tb_timeout" $qemu "$@" \
+            < /dev/null > /tmp/out 2> /tmp/err
+    fi
+    mark CASE "$name" RC $?
+    mark CASE "$name" STDOUT
+    b64 < /tmp/out
+    mark CASE "$name" STDERR
+    b64 < /tmp/err
+    mark CASE "$name" TRACE
+    grep -v '^#' $t/trace | b64
+    mark CASE "$name" END
+done
+mark L1 END
+poweroff -f

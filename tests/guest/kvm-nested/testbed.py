@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Nested KVM test bed: a Debian kernel (tests/guest/fetch-kvm-host.sh)
+runs as a real KVM host (L1, kvm_amd) under an L0 QEMU with TCG, and
+runs an L1 QEMU (normally the fork's binary) on KVM once per case,
+driven through QMP on stdio, then optionally boots an L2 Linux guest.
+KVM's tracepoints in L1 (kvm_apicv_inhibit_changed, kvm_pi_irte_update,
+kvm_avic_*) show what KVM really did for each run.
+
+    from testbed import run_testbed
+    res = run_testbed(qemu, qemu, hostdir, [
+        {"name": "q35", "args": ["-accel", "kvm", "-M", "q35", "-S"],
+         "qmp": [{"execute": "query-kvm"}]}])
+
+The L1 side is l1-init.sh; it reports on L1's second serial port.
+"""
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from initramfs import pack
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+L2_MARKER = "KVM-NESTED-L2-UP"
+RUN_TIMEOUT = 120          # seconds, each L1 QEMU run inside L1
+FIRMWARE = ["/usr/share/seabios/bios-256k.bin",
+            "/usr/share/qemu/kvmvapic.bin",
+            "/usr/share/qemu/linuxboot_dma.bin"]
+L1_QEMU_ARGS = ["-L", "/fw", "-display", "none", "-nodefaults"]
+L2_ARGS = ["-accel", "kvm", "-M", "q35", "-cpu", "host", "-smp", "2",
+           "-m", "256M", "-kernel", "/l2/vmlinuz", "-initrd", "/l2/initrd",
+           "-append", "console=ttyS0 quiet panic=-1", "-serial", "stdio",
+           "-no-reboot"]
+
+
+class TestbedError(Exception):
+    """L0 failed or timed out; console holds L1's kernel console."""
+
+    def __init__(self, msg, console=""):
+        super().__init__(msg)
+        self.console = console
+
+
+def _copy(src, root, dst=None):
+    dst = os.path.join(root, (dst or src).lstrip("/"))
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.copy(src, dst)
+    return dst
+
+
+def _add_busybox_init(hostdir, root, script):
+    _copy(os.path.join(hostdir, "busybox"), root, "bin/busybox")
+    init = _copy(os.path.join(HERE, script), root, "init")
+    os.chmod(init, 0o755)
+
+
+def _add_qemu(qemu, root):
+    """The binary without debug info as /usr/bin/qemu-system-x86_64,
+    with its shared libraries and loader at the paths ldd names."""
+    dst = os.path.join(root, "usr/bin/qemu-system-x86_64")
+    os.makedirs(os.path.dirname(dst))
+    subprocess.run(["strip", "--strip-debug", "-o", dst, qemu], check=True)
+    ldd = subprocess.run(["ldd", qemu], check=True, capture_output=True,
+                         text=True).stdout
+    for lib in re.findall(r"(/\S+) \(0x", ldd):
+        _copy(lib, root)
+
+
+def _l2_initrd(hostdir, path):
+    with tempfile.TemporaryDirectory() as root:
+        _add_busybox_init(hostdir, root, "l2-init.sh")
+        pack(root, path)
+
+
+def _write_run(root, index, name, args, qmp=None):
+    d = os.path.join(root, "runs", "%02d" % index)
+    os.makedirs(d)
+    with open(os.path.join(d, "name"), "w") as f:
+        f.write(name)
+    with open(os.path.join(d, "args"), "w") as f:
+        f.writelines(a + "\n" for a in L1_QEMU_ARGS + list(args))
+    if qmp is not None:
+        cmds = ([{"execute": "qmp_capabilities", "id": "cap"}] +
+                [dict(c, id=i) for i, c in enumerate(qmp)] +
+                [{"execute": "quit", "id": "quit"}])
+        with open(os.path.join(d, "qmp"), "w") as f:
+            f.writelines(json.dumps(c) + "\n" for c in cmds)
+
+
+def build_l1_initrd(qemu_l1, hostdir, cases, l2, path):
+    """Write L1's initramfs (uncompressed cpio) to path."""
+    with tempfile.TemporaryDirectory() as root:
+        _add_busybox_init(hostdir, root, "l1-init.sh")
+        shutil.copytree(os.path.join(hostdir, "modules"),
+                        os.path.join(root, "modules"))
+        _copy(os.path.join(hostdir, "modules.order"), root,
+              "modules/modules.order")
+        _add_qemu(qemu_l1, root)
+        for fw in FIRMWARE:
+            _copy(fw, root, "fw/" + os.path.basename(fw))
+        for i, case in enumerate(cases):
+            if not re.fullmatch(r"[A-Za-z0-9_.+-]+", case["name"]) or \
+                    case["name"] == "l2":
+                raise ValueError("bad case name %r" % case["name"])
+            _write_run(root, i, case["name"], case["args"],
+                       case.get("qmp", []))
+        if l2 is not None:
+            _copy(os.path.join(hostdir, "vmlinuz"), root, "l2/vmlinuz")
+            _l2_initrd(hostdir, os.path.join(root, "l2/initrd"))
+            _write_run(root, len(cases), "l2", L2_ARGS + list(l2["args"]))
+        pack(root, path)
+
+
+def parse_report(text):
+    """Split the report of l1-init.sh into {(scope..., tag): bytes}:
+    ("L1", "UNAME"), ("CASE", name, "STDOUT"), ...; an RC marker gives
+    ("CASE", name, "RC") -> the number as text."""
+    sections = {}
+    cur = None
+    for line in text.replace("\r", "").splitlines():
+        m = re.fullmatch(r"=== (.*) ===", line)
+        if m:
+            words = m.group(1).split()
+            if words[-2:-1] == ["RC"]:
+                sections[tuple(words[:-1])] = words[-1].encode()
+                cur = None
+            else:
+                cur = tuple(words)
+                sections[cur] = ""
+        elif cur is not None:
+            sections[cur] += line
+    return {k: v if isinstance(v, bytes) else base64.b64decode(v)
+            for k, v in sections.items()}
+
+
+def _run_result(sec, name, ncmds):
+    def text(tag):
+        return sec.get(("CASE", name, tag), b"").decode(errors="replace")
+
+    replies = {}
+    events = []
+    for line in text("STDOUT").splitlines():
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if "event" in msg:
+            events.append(msg)
+        elif "id" in msg:
+            replies[msg["id"]] = msg
+    rc = sec.get(("CASE", name, "RC"))
+    return {"rc": int(rc) if rc is not None else None,
+            "stdout": text("STDOUT"), "stderr": text("STDERR"),
+            "qmp": [replies.get(i) for i in range(ncmds)],
+            "events": events,
+            "trace": [l for l in text("TRACE").splitlines() if l.strip()]}
+
+
+def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
+                kvm_amd_params="avic=1", l0_extra_args=(), timeout=300):
+    """Boot L1 under qemu_l0, run each case with qemu_l1 in L1, then
+    (if l2_boot) an L2 guest with l2["args"] added.  A case is
+    {"name": str, "args": [L1 QEMU args], "qmp": [commands]}; the
+    L1 QEMU always gets -L /fw -display none -nodefaults, and -qmp stdio
+    fed with qmp_capabilities, the commands (ids 0, 1, ...) and quit.
+    Returns {"l1": {...}, "cases": {name: {...}}, "l2": {...}, "raw",
+    "console"}; raises TestbedError if L0 fails or times out."""
+    l2 = (l2 or {"args": []}) if l2_boot else None
+    with tempfile.TemporaryDirectory(prefix="kvm-nested-") as tmp:
+        initrd = os.path.join(tmp, "l1.cpio")
+        build_l1_initrd(qemu_l1, hostdir, cases, l2, initrd)
+        console = os.path.join(tmp, "console.log")
+        report = os.path.join(tmp, "report.log")
+        cmdline = 'console=ttyS0 panic=-1 tb_kvm_amd="%s" tb_timeout=%d' % (
+            kvm_amd_params, RUN_TIMEOUT)
+        cmd = [qemu_l0, "-accel", "tcg,thread=multi", "-M", "q35",
+               "-cpu", "EPYC-Rome", "-smp", "2", "-m", "2G",
+               "-device", "amd-iommu,intremap=on", "-nodefaults",
+               "-display", "none", "-no-reboot",
+               "-serial", "file:" + console, "-serial", "file:" + report,
+               "-kernel", os.path.join(hostdir, "vmlinuz"),
+               "-initrd", initrd, "-append", cmdline] + list(l0_extra_args)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        try:
+            l0_out = proc.communicate(timeout=timeout)[0].decode(
+                errors="replace")
+            error = None if proc.returncode == 0 else \
+                "L0 exited with %d: %s" % (proc.returncode, l0_out[-2000:])
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            error = "L0 timed out after %d s" % timeout
+        with open(console, errors="replace") as f:
+            console_text = f.read()
+        raw = ""
+        if os.path.exists(report):
+            with open(report, errors="replace") as f:
+                raw = f.read()
+    if error or "=== L1 END ===" not in raw:
+        raise TestbedError(error or "L1 did not finish", console_text)
+
+    sec = parse_report(raw)
+
+    def l1(tag):
+        return sec.get(("L1", tag), b"").decode(errors="replace")
+
+    params = dict(l.split("=", 1) for l in l1("PARAMS").splitlines()
+                  if "=" in l)
+    res = {"l1": {"uname": l1("UNAME").strip(), "params": params,
+                  "iommu_features": l1("IOMMU").strip() or None,
+                  "insmod": l1("INSMOD"), "events": l1("EVENTS").split(),
+                  "dmesg": l1("DMESG")},
+           "cases": {c["name"]: _run_result(sec, c["name"],
+                                            len(c.get("qmp", [])))
+                     for c in cases},
+           "raw": raw, "console": console_text}
+    if l2 is not None:
+        run = _run_result(sec, "l2", 0)
+        res["l2"] = {"rc": run["rc"], "console": run["stdout"],
+                     "stderr": run["stderr"], "trace": run["trace"],
+                     "booted": L2_MARKER in run["stdout"]}
+    return res

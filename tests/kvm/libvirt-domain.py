@@ -1,0 +1,552 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Start <domain type='kvm'> guests through the real libvirt (Debian's
+11.3 from bookworm-backports, scripts/install-deps.sh) on this
+machine's /dev/kvm with the fork's qemu-system-x86_64 as <emulator>,
+and check that the fork's accelerator options reach QEMU through
+<qemu:commandline> and that x-query-kvm-apicv answers through
+`virsh qemu-monitor-command`.
+
+The test runs its own libvirtd, isolated from the system's: a private
+mount and PID namespace (unshare) with temporary directories bound over
+/etc/libvirt, /run/libvirt, /var/lib/libvirt, /var/log/libvirt and
+/var/cache/libvirt, a qemu.conf for a container without systemd (QEMU
+as root, no security driver, no mount namespace, no cgroups, QEMU's
+output to a plain file instead of virtlogd), and this script itself as
+the namespace's init, which reaps QEMU and kills whatever is left when
+libvirtd ends.  virsh reaches the daemon through its socket in the
+temporary directory.  When this script dies, the namespace dies with
+it (PR_SET_PDEATHSIG on unshare, --kill-child), so no daemon or QEMU
+survives it; the whole run is bounded by an alarm.
+
+Cases: a plain q35 domain (query: kvm true, requested auto; HMP
+info kvm-apicv), -accel kvm,device-posted-irqs=off through
+<qemu:commandline>, <timer name='pit'> tickpolicy delay vs discard
+(pit-reinject predicted, certain, exactly with delay on an AMD host),
+and -accel kvm,apicv=on refused with QEMU's error in libvirt's
+message when the host offers no APIC virtualization.
+
+Usage: libvirt-domain.py QEMU-SYSTEM-X86_64
+(LIBVIRT_DOMAIN_KEEP=1 keeps the temporary directory: configuration,
+libvirtd.log, log/qemu/NAME.log with QEMU's command lines.)
+Prints one line per case and "N passed, N failed"; exits 0 or 1, or
+77 (skip) with the reason when libvirt or KVM is not usable here.
+"""
+
+import ctypes
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TOTAL_TIMEOUT = 300     # seconds for the whole run
+CMD_TIMEOUT = 90        # seconds for one virsh command
+DAEMON_TIMEOUT = 30     # seconds for libvirtd to answer
+
+# Where the private directories go, relative to the temporary directory.
+BINDS = [("etc", "/etc/libvirt"), ("run", "/run/libvirt"),
+         ("lib", "/var/lib/libvirt"), ("log", "/var/log/libvirt"),
+         ("cache", "/var/cache/libvirt")]
+
+LIBVIRTD_CONF = """\
+# private libvirtd of tests/kvm/libvirt-domain.py
+auth_unix_ro = "none"
+auth_unix_rw = "none"
+log_outputs = "3:file:/var/log/libvirt/libvirtd.log"
+"""
+
+# A container without systemd: no machined, no cgroup delegation, no
+# virtlogd, no SELinux/AppArmor, no udev.
+QEMU_CONF = """\
+# private qemu.conf of tests/kvm/libvirt-domain.py
+user = "root"
+group = "root"
+dynamic_ownership = 0
+remember_owner = 0
+security_driver = "none"
+namespaces = [ ]
+cgroup_controllers = [ ]
+stdio_handler = "file"
+"""
+
+DOMAIN = """\
+<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+  <name>{name}</name>
+  <memory unit='MiB'>128</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='q35'>hvm</type></os>
+  <features><acpi/><apic/></features>
+{clock}  <on_poweroff>destroy</on_poweroff>
+  <on_reboot>restart</on_reboot>
+  <on_crash>destroy</on_crash>
+  <devices>
+    <emulator>{emulator}</emulator>
+    <controller type='usb' model='none'/>
+    <memballoon model='none'/>
+  </devices>
+{qemu}</domain>
+"""
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+# ---------------------------------------------------------------------
+# Inside the namespace: mounts, libvirtd, reaping.
+
+def ns_init(tmp):
+    for sub, target in BINDS:
+        subprocess.run(["mount", "--bind", os.path.join(tmp, sub), target],
+                       check=True)
+    # KVM's tracepoints for the query's "observed" (private mount, so
+    # the host's /sys/kernel/tracing stays as it is).
+    if not os.path.exists("/sys/kernel/tracing/events"):
+        subprocess.run(["mount", "-t", "tracefs", "nodev",
+                        "/sys/kernel/tracing"], stderr=subprocess.DEVNULL)
+    out = open(os.path.join(tmp, "libvirtd.out"), "wb")
+    daemon = subprocess.Popen(
+        ["libvirtd", "-f", "/etc/libvirt/libvirtd.conf",
+         "-p", "/run/libvirt/libvirtd.pid"],
+        stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+
+    def stop(signum, frame):
+        try:
+            daemon.send_signal(signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        signal.alarm(10)    # then everything goes
+
+    def kill_all(signum, frame):
+        os.kill(-1, signal.SIGKILL)     # all of the namespace but us
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGALRM, kill_all)
+    rc = 0
+    while True:
+        try:
+            pid, status = os.wait()     # QEMU is re-parented to us
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        if pid == daemon.pid:
+            rc = os.waitstatus_to_exitcode(status)
+            break
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os._exit(0 if rc == 0 else 1)
+
+
+# ---------------------------------------------------------------------
+# Outside: the daemon's life and virsh.
+
+class Libvirt:
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="libvirt-domain-")
+        self.uri = ("qemu:///system?socket=%s/run/libvirt-sock" % self.tmp)
+        self.proc = None
+        self.domains = []
+
+    def setup(self):
+        for sub, target in BINDS:
+            os.makedirs(os.path.join(self.tmp, sub))
+            os.makedirs(target, exist_ok=True)  # the mount point
+        with open(os.path.join(self.tmp, "etc", "libvirtd.conf"), "w") as f:
+            f.write(LIBVIRTD_CONF)
+        with open(os.path.join(self.tmp, "etc", "qemu.conf"), "w") as f:
+            f.write(QEMU_CONF)
+
+    def start(self):
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        def die_with_parent():
+            libc.prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
+
+        self.proc = subprocess.Popen(
+            ["unshare", "--mount", "--pid", "--fork", "--mount-proc",
+             "--kill-child=SIGTERM", sys.executable,
+             os.path.abspath(__file__), "--ns-init", self.tmp],
+            stdin=subprocess.DEVNULL, preexec_fn=die_with_parent)
+        deadline = time.monotonic() + DAEMON_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return "libvirtd exited (%s): %s" % (self.proc.returncode,
+                                                     self.daemon_log())
+            if os.path.exists(os.path.join(self.tmp, "run", "libvirt-sock")):
+                r = self.virsh("version", timeout=10)
+                if r.returncode == 0:
+                    return None
+            time.sleep(0.2)
+        return "libvirtd did not answer in %d s: %s" % (DAEMON_TIMEOUT,
+                                                        self.daemon_log())
+
+    def daemon_log(self, n=15):
+        text = ""
+        for name in ("libvirtd.out", "log/libvirtd.log"):
+            try:
+                with open(os.path.join(self.tmp, name),
+                          errors="replace") as f:
+                    text += f.read()
+            except OSError:
+                pass
+        return " | ".join(text.strip().splitlines()[-n:])
+
+    def domain_log(self, name):
+        try:
+            with open(os.path.join(self.tmp, "log", "qemu", name + ".log"),
+                      errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def virsh(self, *args, timeout=CMD_TIMEOUT):
+        try:
+            return subprocess.run(["virsh", "-q", "-c", self.uri] +
+                                  list(args), capture_output=True,
+                                  text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            return subprocess.CompletedProcess(e.cmd, -999, "",
+                                               "timeout after %d s" % timeout)
+
+    def define(self, name, xml):
+        path = os.path.join(self.tmp, name + ".xml")
+        with open(path, "w") as f:
+            f.write(xml)
+        r = self.virsh("define", path)
+        if r.returncode == 0:
+            self.domains.append(name)
+        return r
+
+    def qmp(self, name, cmd):
+        r = self.virsh("qemu-monitor-command", name,
+                       json.dumps({"execute": cmd}))
+        if r.returncode != 0:
+            raise RuntimeError("qemu-monitor-command %s: %s"
+                               % (cmd, r.stderr.strip()))
+        reply = json.loads(r.stdout)
+        if "return" not in reply:
+            raise RuntimeError("%s: %s" % (cmd, reply))
+        return reply["return"]
+
+    def stop(self):
+        for name in self.domains:
+            self.virsh("destroy", name, timeout=30)
+            self.virsh("undefine", name, timeout=30)
+        if self.proc and self.proc.poll() is None:
+            # unshare --fork ignores SIGTERM: tell our init (its child)
+            # to stop libvirtd; SIGKILL to unshare is the fallback, which
+            # --kill-child turns into SIGTERM to the init.
+            try:
+                with open("/proc/%d/task/%d/children"
+                          % (self.proc.pid, self.proc.pid)) as f:
+                    for pid in f.read().split():
+                        os.kill(int(pid), signal.SIGTERM)
+            except (OSError, ValueError):
+                self.proc.kill()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if os.environ.get("LIBVIRT_DOMAIN_KEEP"):
+            print("kept " + self.tmp)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def domain_xml(name, emulator, clock="", qemu_args=()):
+    qemu = ""
+    if qemu_args:
+        qemu = "  <qemu:commandline>\n"
+        qemu += "".join("    <qemu:arg value='%s'/>\n" % a
+                        for a in qemu_args)
+        qemu += "  </qemu:commandline>\n"
+    return DOMAIN.format(name=name, emulator=emulator, clock=clock,
+                         qemu=qemu)
+
+
+def pit_clock(policy):
+    return ("  <clock offset='utc'>\n"
+            "    <timer name='pit' tickpolicy='%s'/>\n"
+            "  </clock>\n" % policy)
+
+
+def qemu_cmdline(log):
+    """The words of the last QEMU command line libvirt logged for a
+    domain (one option per line, continued with a backslash)."""
+    lines = log.splitlines()
+    starts = [i for i, l in enumerate(lines) if ": starting up libvirt" in l]
+    if not starts:
+        return []
+    words = []
+    for l in lines[starts[-1] + 1:]:
+        cont = l.endswith("\\")
+        words += shlex.split(l.rstrip("\\"))
+        if not cont:
+            break
+    return words
+
+
+def cmdline_opts(words, opt):
+    return [words[i + 1] for i, w in enumerate(words[:-1]) if w == opt]
+
+
+# ---------------------------------------------------------------------
+# The cases.
+
+class Run:
+    def __init__(self, lv, emulator):
+        self.lv = lv
+        self.emulator = emulator
+        self.passed = 0
+        self.failed = 0
+        self.host = None    # the plain domain's query
+
+    def result(self, name, ok, detail):
+        print("%s %s: %s" % ("PASS" if ok else "FAIL", name, detail))
+        sys.stdout.flush()
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+    def boot(self, name, clock="", qemu_args=()):
+        """Define and start a domain; returns (started, message)."""
+        r = self.lv.define(name, domain_xml(name, self.emulator, clock,
+                                            qemu_args))
+        if r.returncode != 0:
+            return False, "define: " + r.stderr.strip()
+        r = self.lv.virsh("start", name)
+        if r.returncode != 0:
+            return False, r.stderr.strip()
+        return True, ""
+
+    def query_case(self, name, check, clock="", qemu_args=(), hmp=False,
+                   want_opts=()):
+        """Start a domain, check its query with @check, that libvirt
+        gave QEMU each (option, value) of @want_opts, destroy it."""
+        ok, msg = self.boot(name, clock, qemu_args)
+        if not ok:
+            log = self.lv.domain_log(name)
+            self.result(name, False, "virsh start failed: %s%s"
+                        % (msg, " | log: " + " | ".join(
+                            log.strip().splitlines()[-5:]) if log else ""))
+            return None
+        try:
+            q = self.lv.qmp(name, "x-query-kvm-apicv")
+            errs = check(q)
+            if hmp:
+                r = self.lv.virsh("qemu-monitor-command", "--hmp", name,
+                                  "info kvm-apicv")
+                text = r.stdout.strip()
+                if r.returncode != 0 or not text or \
+                   "unknown command" in text.lower():
+                    errs.append("HMP info kvm-apicv: %r %s"
+                                % (text[:200], r.stderr.strip()))
+                else:
+                    print("  HMP info kvm-apicv: " +
+                          " | ".join(text.splitlines()[:4]))
+            st = self.lv.virsh("domstate", name).stdout.strip()
+            if st != "running":
+                errs.append("domstate %r after the query" % st)
+        except (RuntimeError, ValueError) as e:
+            q, errs = None, [str(e)]
+        cmd = qemu_cmdline(self.lv.domain_log(name))
+        for opt, val in want_opts:
+            if val not in cmdline_opts(cmd, opt):
+                errs.append("libvirt did not pass %s %s" % (opt, val))
+        d = self.lv.virsh("destroy", name)
+        if d.returncode != 0:
+            errs.append("destroy: " + d.stderr.strip())
+        detail = ("; ".join(errs) if errs else "ok") + \
+            " [-accel %s%s]" % (
+                " -accel ".join(cmdline_opts(cmd, "-accel")) or "?",
+                "".join(" -global " + g for g in cmdline_opts(cmd, "-global")
+                        if g.startswith("kvm-pit")))
+        self.result(name, not errs, detail)
+        return q
+
+    def plain(self):
+        def check(q):
+            errs = []
+            if q.get("kvm") is not True:
+                errs.append("kvm is %r" % q.get("kvm"))
+            if q.get("requested") != "auto":
+                errs.append("requested is %r" % q.get("requested"))
+            for k in ("host-mode", "mode", "inhibits", "host-facts"):
+                if k not in q:
+                    errs.append("no %s" % k)
+            return errs
+        q = self.query_case("plain", check, hmp=True)
+        if q:
+            self.host = q
+            facts = {f["name"]: f["value"] for f in q.get("host-facts", [])}
+            print("  host: vendor=%s kernel=%s host-mode=%s mode=%s "
+                  "device-posting=%s inhibits=%s observed=%s"
+                  % (facts.get("vendor"), facts.get("kernel"),
+                     q.get("host-mode"), q.get("mode"),
+                     q.get("device-posting"),
+                     [(i["reason"], i["likelihood"])
+                      for i in q.get("inhibits", [])],
+                     json.dumps(q.get("observed"))))
+
+    def device_posting_off(self):
+        def check(q):
+            v = q.get("requested-device-posting")
+            return [] if v == "off" else \
+                ["requested-device-posting is %r" % v]
+        self.query_case("device-posted-irqs-off", check,
+                        qemu_args=("-accel", "kvm,device-posted-irqs=off"),
+                        want_opts=[("-accel", "kvm"),
+                                   ("-accel", "kvm,device-posted-irqs=off")])
+
+    def pit(self):
+        if not self.host:
+            self.result("pit", False, "no plain query to know the host by")
+            return
+        facts = {f["name"]: f["value"]
+                 for f in self.host.get("host-facts", [])}
+        if facts.get("vendor") not in ("amd", "intel"):
+            self.result("pit", False, "host-facts name no vendor: %r"
+                        % facts.get("vendor"))
+            return
+        amd = facts.get("vendor") == "amd"
+        for policy in ("delay", "discard"):
+            want = amd and policy == "delay"
+
+            def check(q, want=want, policy=policy):
+                certain = [i["reason"] for i in q.get("inhibits", [])
+                           if i.get("likelihood") == "certain"]
+                got = "pit-reinject" in certain
+                if got != want:
+                    return ["pit-reinject certain: %s, expected %s "
+                            "(vendor %s, tickpolicy %s; inhibits %s)"
+                            % (got, want, facts.get("vendor"), policy,
+                               q.get("inhibits"))]
+                return []
+            self.query_case("pit-%s" % policy, check,
+                            clock=pit_clock(policy),
+                            want_opts=[("-global",
+                                        "kvm-pit.lost_tick_policy=" +
+                                        policy)])
+
+    def apicv_on(self):
+        if not self.host:
+            self.result("apicv-on", False, "no plain query")
+            return
+        if self.host.get("host-mode") != "none":
+            print("SKIP apicv-on: the host offers %s; apicv=on is not "
+                  "refused for lack of it" % self.host.get("host-mode"))
+            return
+        name = "apicv-on"
+        ok, msg = self.boot(name, qemu_args=("-accel", "kvm,apicv=on"))
+        if ok:
+            self.lv.virsh("destroy", name)
+            self.result(name, False, "virsh start succeeded")
+            return
+        st = self.lv.virsh("domstate", name).stdout.strip()
+        log = self.lv.domain_log(name)
+        passed = "kvm,apicv=on" in cmdline_opts(qemu_cmdline(log), "-accel")
+        # QEMU's own error (after "qemu-system-x86_64: " in its log)
+        # must name apicv=on and reach the user through libvirt's error.
+        qerr = [l.split("qemu-system-x86_64: ", 1)[1]
+                for l in log.splitlines()
+                if "qemu-system-x86_64: " in l and "apicv=on" in l]
+        errs = []
+        if not qerr:
+            errs.append("no QEMU error naming apicv=on in the domain log")
+        elif qerr[0] not in msg:
+            errs.append("libvirt's error lacks QEMU's %r" % qerr[0])
+        if st != "shut off":
+            errs.append("domstate %r" % st)
+        if not passed:
+            errs.append("-accel kvm,apicv=on not on QEMU's command line")
+        self.result(name, not errs, "start refused: %s" % (
+            "; ".join(errs) if errs else
+            "libvirt says: ..." + qerr[0][:200]))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--ns-init":
+        ns_init(sys.argv[2])
+    if len(sys.argv) != 2:
+        print("usage: libvirt-domain.py QEMU-SYSTEM-X86_64", file=sys.stderr)
+        sys.exit(2)
+    emulator = os.path.abspath(sys.argv[1])
+    if not os.access(emulator, os.X_OK):
+        print("FAIL: %s is not an executable" % emulator)
+        sys.exit(1)
+    if not os.path.exists("/dev/kvm") or not os.access("/dev/kvm", os.R_OK |
+                                                       os.W_OK):
+        skip("/dev/kvm is missing or not accessible")
+    for tool in ("libvirtd", "virsh", "unshare", "mount"):
+        if not shutil.which(tool):
+            skip("%s is not installed (scripts/install-deps.sh installs "
+                 "libvirt 11.3 from bookworm-backports)" % tool)
+    if os.geteuid() != 0:
+        skip("a private system libvirtd needs root (mount namespace, "
+             "/dev/kvm as QEMU's user root)")
+    drv = "/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/" \
+          "libvirt_driver_qemu.so"
+    if not os.path.exists(drv):
+        skip("libvirt's QEMU driver (libvirt-daemon-driver-qemu) is missing")
+
+    def alarm(signum, frame):
+        if signum == signal.SIGALRM:
+            raise TimeoutError("the test took more than %d s"
+                               % TOTAL_TIMEOUT)
+        raise TimeoutError("terminated by signal %d" % signum)
+    signal.signal(signal.SIGALRM, alarm)
+    signal.signal(signal.SIGTERM, alarm)
+    signal.alarm(TOTAL_TIMEOUT)
+
+    t0 = time.monotonic()
+    lv = Libvirt()
+    run = None
+    try:
+        lv.setup()
+        err = lv.start()
+        if err:
+            lv.stop()
+            skip("libvirt cannot run here: " + err)
+        ver = [l for l in lv.virsh("version").stdout.splitlines()
+               if "library" in l.lower()]
+        emu = subprocess.run([emulator, "-version"], capture_output=True,
+                             text=True, timeout=30).stdout.splitlines()
+        print("libvirt: %s; emulator: %s" % (
+            (ver or ["?"])[-1].split(":")[-1].strip(),
+            emu[0] if emu else "?"))
+        run = Run(lv, emulator)
+        run.plain()
+        run.device_posting_off()
+        run.pit()
+        run.apicv_on()
+    except TimeoutError as e:
+        print("FAIL run: %s" % e)
+        if run:
+            run.failed += 1
+        else:
+            lv.stop()
+            sys.exit(1)
+    finally:
+        signal.alarm(0)
+        if run:
+            lv.stop()
+    print("(%.1f s)" % (time.monotonic() - t0))
+    print("%d passed, %d failed" % (run.passed, run.failed))
+    sys.exit(0 if run.failed == 0 else 1)
+
+
+if __name__ == "__main__":
+    main()
