@@ -61,14 +61,15 @@ void hmp_info_kvm_apicv(Monitor *mon, const QDict *qdict)
                        info->observed->detail);
     } else {
         KvmApicvObserved *o = info->observed;
+        strList *name;
 
         monitor_printf(mon, "observed (KVM tracepoints): %" PRId64
                        " inhibit changes, %" PRId64 " lost events\n",
                        o->inhibit_events, o->lost_events);
         if (o->has_inhibit_mask) {
             monitor_printf(mon, "  inhibits now: 0x%" PRIx64, o->inhibit_mask);
-            for (strList *n = o->inhibits; n; n = n->next) {
-                monitor_printf(mon, " %s", n->value);
+            for (name = o->inhibits; name; name = name->next) {
+                monitor_printf(mon, " %s", name->value);
             }
             monitor_printf(mon, "\n");
         }

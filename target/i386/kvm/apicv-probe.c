@@ -430,7 +430,8 @@ static HostFact amd_iommu_can_post(const KvmApicvHostFacts *f, char **why)
         *why = g_strdup("the host kernel was booted with intremap=nopost");
         return HOST_FACT_NO;
     }
-    if (f->amd_ga == HOST_FACT_UNKNOWN || f->amd_ga_vapic == HOST_FACT_UNKNOWN ||
+    if (f->amd_ga == HOST_FACT_UNKNOWN ||
+        f->amd_ga_vapic == HOST_FACT_UNKNOWN ||
         f->cmdline_amd_intr_vapic == HOST_FACT_UNKNOWN) {
         return HOST_FACT_UNKNOWN;
     }

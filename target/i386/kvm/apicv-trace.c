@@ -107,11 +107,13 @@ static void parse_format(const char *text, const char *const *names,
     }
     for (char **l = lines; *l; l++) {
         const char *decl = strstr(*l, "field:");
-        const char *semi, *off, *size, *p;
+        const char *semi = decl ? strchr(decl, ';') : NULL;
+        const char *off = semi ? strstr(semi, "offset:") : NULL;
+        const char *size = semi ? strstr(semi, "size:") : NULL;
+        const char *p;
         g_autofree char *name = NULL;
 
-        if (!decl || !(semi = strchr(decl, ';')) ||
-            !(off = strstr(semi, "offset:")) || !(size = strstr(semi, "size:"))) {
+        if (!off || !size) {
             continue;
         }
         /* the name is the last word of the declaration */
