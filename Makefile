@@ -27,14 +27,14 @@ QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test kvm-apicv-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
-UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host
+UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-trace
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
 # Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics.
 LINUX_TESTS_ppc64 := linux-mttcg
 # On this machine's /dev/kvm (tests/kvm/): start-up matrix (beside stock),
 # libvirt 11.3 starting <domain type='kvm'> with the fork.
-KVM_TESTS := startup-matrix libvirt-domain
+KVM_TESTS := startup-matrix-vs-stock libvirt-domain
 # Nested KVM test bed (tests/guest/kvm-nested): Debian 6.12 and 7.3 as
 # KVM hosts under the fork's TCG, the fork's binary inside.
 NESTED_KVM_KERNELS := 6.12 7.3

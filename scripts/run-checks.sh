@@ -97,9 +97,14 @@ linux_guest_tests linux-ppc64 fetch-ppc64-guest.sh ppc64-linux \
     qemu-system-ppc64 $LINUX_TESTS_ppc64
 
 # KVM on this machine's /dev/kvm: the fork's binary, stock's beside it.
+# Tests named *-vs-stock also get stock's binary.
 for t in $KVM_TESTS; do
+    case "$t" in
+    *-vs-stock) stock_arg="$top/build-stock/qemu-system-x86_64" ;;
+    *) stock_arg= ;;
+    esac
     run_one "kvm/$t" 600 /usr/bin/python3 "$top/tests/kvm/$t.py" \
-        "$top/build/qemu-system-x86_64" "$top/build-stock/qemu-system-x86_64"
+        "$top/build/qemu-system-x86_64" $stock_arg
 done
 
 # The nested KVM test bed: Debian kernels as KVM hosts (L1) under the

@@ -24,6 +24,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
+#include "qemu/atomic128.h"
 #include "qemu/bswap.h"
 #include "qemu/rcu.h"
 #include "exec/memory.h"
@@ -34,6 +35,7 @@
 #include "cpu.h"
 #include "amd_iommu.h"
 #include "amd_iommu-ga.h"
+#include "amd_iommu-intcapxt.h"
 #include "trace.h"
 
 /* vAPIC page: IRR registers start at 0x200, one 32-bit word per 16 bytes */
@@ -207,10 +209,64 @@ static bool post_irr(hwaddr page, uint8_t vector)
         memory_region_is_ram_device(mr) || len < sizeof(uint32_t)) {
         return false;
     }
-    word = memory_region_get_ram_ptr(mr) + xlat;
+    /*
+     * Mapped RAM gives the guest's own page; unmapping it as written
+     * marks it dirty and drops translated code there, as any DMA write.
+     */
+    len = sizeof(uint32_t);
+    word = address_space_map(&address_space_memory, addr, &len, true,
+                             MEMTXATTRS_UNSPECIFIED);
+    if (!word) {
+        return false;
+    }
+    if (len != sizeof(uint32_t)) {
+        address_space_unmap(&address_space_memory, word, len, true, 0);
+        return false;
+    }
     qatomic_or(word, cpu_to_le32(1U << (vector % 32)));
-    memory_region_set_dirty(mr, xlat, sizeof(uint32_t));
+    address_space_unmap(&address_space_memory, word, len, true, len);
     return true;
+}
+
+bool amdvi_ga_read_irte(hwaddr addr, uint64_t *lo, uint64_t *hi)
+{
+    hwaddr xlat, len = 16;
+    MemoryRegion *mr;
+    Int128 v;
+
+    if (!HAVE_ATOMIC128_RW || (addr & 15)) {
+        return false;
+    }
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(&address_space_memory, addr, &xlat, &len,
+                                 false, MEMTXATTRS_UNSPECIFIED);
+    if (!memory_region_is_ram(mr) || memory_region_is_rom(mr) ||
+        memory_region_is_ram_device(mr) || len < 16) {
+        return false;
+    }
+    /* One 16-byte load: a guest's cmpxchg16b is seen whole or not at all */
+    v = atomic16_read_rw(memory_region_get_ram_ptr(mr) + xlat);
+    *lo = le64_to_cpu(int128_getlo(v));
+    *hi = le64_to_cpu(int128_gethi(v));
+    return true;
+}
+
+/*
+ * Set GA-log status @bits; the GA-log interrupt fires when the log
+ * first needs attention (GAInt or GALogOverflow going from clear to
+ * set), not once per entry: Linux clears the bits, then drains the log.
+ */
+static void ga_log_signal(AMDVIState *s, uint64_t bits)
+{
+    uint64_t pending = AMDVI_STATUS_GA_INT | AMDVI_STATUS_GALOG_OVERFLOW;
+    bool was = reg_read(s, AMDVI_MMIO_STATUS) & pending;
+
+    status_or(s, bits);
+    /* IntCapXT's GA-log register, or the IOMMU's MSI */
+    if (!was && (control(s) & AMDVI_CONTROL_GAINT_EN) &&
+        amdvi_raise_interrupt(s, AMDVI_INTR_GA_LOG)) {
+        amdvi_stats_inc(&s->stats, AMDVI_STAT_GA_LOG_INTERRUPTS);
+    }
 }
 
 static void ga_log_append(AMDVIState *s, uint32_t ga_tag, uint16_t devid)
@@ -226,10 +282,14 @@ static void ga_log_append(AMDVIState *s, uint32_t ga_tag, uint16_t devid)
     }
     next = (s->ga.tail + AMDVI_GA_ENTRY_SIZE) % size;
     if (next == s->ga.head) {
-        /* Full: the entry is lost, as on hardware. */
-        status_or(s, AMDVI_STATUS_GALOG_OVERFLOW);
+        /*
+         * Full: the entry is lost and the log stops (GALogRun clear)
+         * until software restarts it, as on hardware.
+         */
+        status_clear(s, AMDVI_STATUS_GALOG_RUN);
         amdvi_stats_inc(&s->stats, AMDVI_STAT_GA_LOG_OVERFLOWS);
         trace_amdvi_ga_log_overflow(devid, ga_tag);
+        ga_log_signal(s, AMDVI_STATUS_GALOG_OVERFLOW);
         return;
     }
     entry = cpu_to_le64((uint64_t)ga_tag | ((uint64_t)devid << 32) |
@@ -254,12 +314,7 @@ static void ga_log_append(AMDVIState *s, uint32_t ga_tag, uint16_t devid)
     amdvi_stats_inc(&s->stats, AMDVI_STAT_GA_LOG_ENTRIES);
     trace_amdvi_ga_log_entry(devid, ga_tag, s->ga.tail);
 
-    status_or(s, AMDVI_STATUS_GA_INT);
-    /* In MSI mode the GA-log interrupt is the IOMMU's MSI. */
-    if ((control(s) & AMDVI_CONTROL_GAINT_EN) && msi_enabled(&s->pci.dev)) {
-        amdvi_stats_inc(&s->stats, AMDVI_STAT_GA_LOG_INTERRUPTS);
-        amdvi_generate_msi_interrupt(s);
-    }
+    ga_log_signal(s, AMDVI_STATUS_GA_INT);
 }
 
 int amdvi_ga_post(AMDVIState *s, uint64_t lo, uint64_t hi, uint16_t devid)

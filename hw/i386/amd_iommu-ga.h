@@ -71,6 +71,13 @@ bool amdvi_ga_mmio_write(struct AMDVIState *s, hwaddr addr, uint64_t val,
  * for an invalid IRTE (the caller logs the IO page fault), or
  * -AMDVI_IR_LOGGED when the event was logged here.
  */
+/*
+ * Read a 128-bit IRTE at guest physical @addr in one atomic load, as
+ * Linux updates it with cmpxchg16b (a vCPU thread may do so while this
+ * one reads it); false if it is not in guest RAM (then read it as DMA).
+ */
+bool amdvi_ga_read_irte(hwaddr addr, uint64_t *lo, uint64_t *hi);
+
 int amdvi_ga_post(struct AMDVIState *s, uint64_t lo, uint64_t hi,
                   uint16_t devid);
 

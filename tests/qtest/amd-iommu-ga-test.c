@@ -22,10 +22,15 @@
 #define MMIO            0xfed80000ULL
 #define R_DEVTAB        0x0000
 #define R_EVT_BASE      0x0010
+#define R_CMD_BASE      0x0008
 #define R_CONTROL       0x0018
 #define R_EFR           0x0030
 #define R_GA_BASE       0x00e0
 #define R_GA_TAIL_ADDR  0x00e8
+#define R_XT_EVT        0x0170
+#define R_XT_GA         0x0180
+#define R_CMD_HEAD      0x2000
+#define R_CMD_TAIL      0x2008
 #define R_EVT_HEAD      0x2010
 #define R_EVT_TAIL      0x2018
 #define R_STATUS        0x2020
@@ -35,12 +40,16 @@
 #define CTL_IOMMU_EN    (1ULL << 0)
 #define CTL_EVTLOG_EN   (1ULL << 2)
 #define CTL_EVTINT_EN   (1ULL << 3)
+#define CTL_COMWAIT_EN  (1ULL << 4)
+#define CTL_CMDBUF_EN   (1ULL << 12)
 #define CTL_GA_EN       (1ULL << 17)
 #define CTL_GAM_VAPIC   (1ULL << 25)
 #define CTL_GALOG_EN    (1ULL << 28)
 #define CTL_GAINT_EN    (1ULL << 29)
+#define CTL_INTCAPXT_EN (1ULL << 51)
 
 #define ST_EVT_INT      (1ULL << 1)
+#define ST_COMWAIT_INT  (1ULL << 2)
 #define ST_GALOG_RUN    (1ULL << 8)
 #define ST_GALOG_OVF    (1ULL << 9)
 #define ST_GA_INT       (1ULL << 10)
@@ -55,9 +64,11 @@
 #define DEVTAB          0x100000ULL
 #define IRT             0x200000ULL
 #define EVTLOG          0x300000ULL
+#define CMDBUF          0x380000ULL
 #define GALOG           0x400000ULL
 #define GALOG_TAIL      0x402000ULL
 #define BACKING         0x500000ULL
+#define PTROOT          0x600000ULL
 
 #define IOMMU_PATH      "/machine/peripheral/iommu0"
 
@@ -143,14 +154,16 @@ static void write_irte_ga(Ctx *c, int index, bool guest_mode, bool is_run,
     qtest_writeq(c->qts, IRT + index * 16 + 8, hi);
 }
 
-static Ctx *start(bool ga_vapic)
+static Ctx *start_xt(bool ga_vapic, bool xtsup)
 {
     Ctx *c = g_new0(Ctx, 1);
     uint64_t dte2;
 
-    c->qts = qtest_initf("-M q35 -smp 2 -device amd-iommu,intremap=on,"
-                         "x-ga-vapic=%s,id=iommu0 -device edu,addr=04.0",
-                         ga_vapic ? "on" : "off");
+    c->qts = qtest_initf("-M q35 -smp 2 %s -device amd-iommu,intremap=on,"
+                         "x-ga-vapic=%s,xtsup=%s,id=iommu0 "
+                         "-device edu,addr=04.0",
+                         xtsup ? "-cpu qemu64,+x2apic" : "",
+                         ga_vapic ? "on" : "off", xtsup ? "on" : "off");
     c->bus = qpci_new_pc(c->qts, NULL);
     c->edu = qpci_device_find(c->bus, EDU_DEVFN);
     g_assert_nonnull(c->edu);
@@ -173,6 +186,11 @@ static Ctx *start(bool ga_vapic)
     wr(c, R_GA_BASE, GALOG | (8ULL << 56));
     wr(c, R_GA_TAIL_ADDR, GALOG_TAIL);
     return c;
+}
+
+static Ctx *start(bool ga_vapic)
+{
+    return start_xt(ga_vapic, false);
 }
 
 static void stop(Ctx *c)
@@ -280,6 +298,18 @@ static void test_log_not_running(void)
     g_assert_true(rd(c, R_STATUS) & ST_GA_INT);
     g_assert_cmpuint(get_stat(c, "amdvi-ga-log-entries"), ==, 2);
     g_assert_cmpuint(get_stat(c, "amdvi-ga-log-interrupts"), ==, 1);
+
+    /* One interrupt when GAInt goes from 0 to 1, not one per entry. */
+    wr(c, R_CONTROL, ga_control);
+    apic = cpu0_apic_irqs(c);
+    edu_msi(c, 7);
+    g_assert_cmphex(rd(c, R_GA_TAIL), ==, 24);
+    g_assert_cmpuint(get_stat(c, "amdvi-ga-log-interrupts"), ==, 1);
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic);
+    wr(c, R_STATUS, ST_GA_INT);
+    edu_msi(c, 7);
+    g_assert_cmpuint(get_stat(c, "amdvi-ga-log-interrupts"), ==, 2);
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic + 1);
     stop(c);
 }
 
@@ -303,11 +333,18 @@ static void test_log_overflow(void)
     g_assert_cmpuint(get_stat(c, "amdvi-ga-log-entries"), ==, 1);
     /* Still posted. */
     g_assert_cmpuint(get_stat(c, "amdvi-posted-interrupts"), ==, 2);
-
-    /* Consumed: room again; overflow is write-1-to-clear. */
+    /* The log stopped: nothing more is logged until it is restarted. */
+    g_assert_false(rd(c, R_STATUS) & ST_GALOG_RUN);
     wr(c, R_GA_HEAD, 8);
+    edu_msi(c, 1);
+    g_assert_cmphex(rd(c, R_GA_TAIL), ==, 8);
+    g_assert_cmpuint(get_stat(c, "amdvi-ga-log-entries"), ==, 1);
+
+    /* Restarted as Linux does: clear the overflow, enable the log. */
     wr(c, R_STATUS, ST_GALOG_OVF);
     g_assert_false(rd(c, R_STATUS) & ST_GALOG_OVF);
+    wr(c, R_CONTROL, ga_control);
+    g_assert_true(rd(c, R_STATUS) & ST_GALOG_RUN);
     edu_msi(c, 1);
     g_assert_cmphex(rd(c, R_GA_TAIL), ==, 16);
     g_assert_cmphex(qtest_readq(c->qts, GALOG + 8) & 0xffffffff, ==, 0x77);
@@ -416,8 +453,11 @@ static void test_event_log_wraps(void)
     /* A log of 256 entries: fill it with faults, then it overflows. */
     wr(c, R_CONTROL, CTL_IOMMU_EN | CTL_EVTLOG_EN | CTL_GA_EN);
     qtest_writeq(c->qts, IRT, 0);
-    wr(c, R_EVT_HEAD, 0x40);
-    wr(c, R_EVT_TAIL, 0x10);
+    /* head and tail stay inside the log of 256 entries */
+    wr(c, R_EVT_HEAD, 0x40 + 256 * 16);
+    wr(c, R_EVT_TAIL, 0x10 + 256 * 16);
+    g_assert_cmphex(rd(c, R_EVT_HEAD), ==, 0x40);
+    g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 0x10);
     edu_msi(c, 0);
     edu_msi(c, 0);
     g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 0x30);
@@ -425,6 +465,153 @@ static void test_event_log_wraps(void)
     edu_msi(c, 0);
     g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 0x30);
     g_assert_true(rd(c, R_STATUS) & 1);     /* EventOverflow */
+    stop(c);
+}
+
+/*
+ * A DMA translation fault is logged as a DMA fault: IO_PAGE_FAULT with
+ * the requester's full ID and domain, the faulting address, I
+ * (interrupt) clear, RW for a write, PR|PE when the page is present but
+ * the access not permitted.
+ */
+static void edu_dma(Ctx *c, uint64_t iova, bool to_ram)
+{
+    qpci_io_writeq(c->edu, c->bar, 0x80, to_ram ? 0x40000 : iova);
+    qpci_io_writeq(c->edu, c->bar, 0x88, to_ram ? iova : 0x40000);
+    qpci_io_writeq(c->edu, c->bar, 0x90, 4);     /* one access */
+    qpci_io_writeq(c->edu, c->bar, 0x98, 1 | (to_ram ? 2 : 0));
+    qtest_clock_step(c->qts, 200 * 1000 * 1000);     /* edu's DMA timer */
+}
+
+static void check_dma_fault(Ctx *c, uint64_t tail, uint64_t iova,
+                            uint16_t flags)
+{
+    uint64_t q0 = qtest_readq(c->qts, EVTLOG + tail - 16);
+
+    g_assert_cmphex(rd(c, R_EVT_TAIL), ==, tail);
+    g_assert_cmphex(q0 & 0xffff, ==, EDU_DEVID);            /* DeviceID */
+    g_assert_cmphex((q0 >> 32) & 0xffff, ==, 0x42);         /* DomainID */
+    g_assert_cmphex(q0 >> 60, ==, 2);                       /* IO_PAGE_FAULT */
+    g_assert_cmphex((q0 >> 48) & 0xfff, ==, flags);
+    g_assert_cmphex(qtest_readq(c->qts, EVTLOG + tail - 8), ==, iova);
+}
+
+static void test_dma_fault(void)
+{
+    Ctx *c = start(false);
+    uint64_t dte0 = 1 | 2 | (1ULL << 9) | PTROOT;   /* V, TV, one level */
+
+    qtest_writeq(c->qts, DEVTAB + EDU_DEVID * 32 + 8, 0x42);
+    wr(c, R_CONTROL, CTL_IOMMU_EN | CTL_EVTLOG_EN);
+
+    /* the DTE allows reads only: a write faults, present (PR, PE) */
+    qtest_writeq(c->qts, DEVTAB + EDU_DEVID * 32, dte0 | (1ULL << 61));
+    edu_dma(c, 0x5000, true);
+    check_dma_fault(c, 16, 0x5000, 0x20 | 0x10 | 0x40);
+    /* no permission at all: a read faults, RW clear */
+    qtest_writeq(c->qts, DEVTAB + EDU_DEVID * 32, dte0);
+    edu_dma(c, 0x6000, false);
+    check_dma_fault(c, 32, 0x6000, 0x10 | 0x40);
+    stop(c);
+}
+
+/* IntCapXT register value: fixed interrupt, physical destination */
+static uint64_t intcapxt(uint32_t dest, uint8_t vector)
+{
+    return ((uint64_t)(dest & 0xffffff) << 8) | ((uint64_t)vector << 32) |
+           ((uint64_t)(dest >> 24) << 56);
+}
+
+/*
+ * xtsup=on: with IntCapXTEn the event log and GA log signal through
+ * their IntCapXT registers (Linux never enables the MSI then).
+ */
+static void test_intcapxt(void)
+{
+    Ctx *c = start_xt(true, true);
+    uint64_t apic;
+
+    wr(c, R_XT_EVT, intcapxt(0, 0x55));
+    wr(c, R_XT_GA, intcapxt(0, 0x66));
+    g_assert_cmphex(rd(c, R_XT_EVT), ==, intcapxt(0, 0x55));
+    wr(c, R_CONTROL, ga_control | CTL_INTCAPXT_EN);
+
+    /* An interrupt-remapping fault: event log entry and its interrupt */
+    apic = cpu0_apic_irqs(c);
+    qtest_writeq(c->qts, IRT, 0);
+    qtest_writeq(c->qts, IRT + 8, 0);
+    edu_msi(c, 0);
+    g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 16);
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic + 1);
+
+    /* A GA-log entry: the GA log's register */
+    write_irte_ga(c, 7, true, false, true, 0x1234, 0x60, BACKING);
+    edu_msi(c, 7);
+    g_assert_cmphex(rd(c, R_GA_TAIL), ==, 8);
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic + 2);
+    g_assert_cmpuint(get_stat(c, "amdvi-ga-log-interrupts"), ==, 1);
+
+    /* Masked (vector 0, as Linux masks it): logged, not signalled */
+    wr(c, R_XT_EVT, 0);
+    wr(c, R_STATUS, ST_EVT_INT);
+    edu_msi(c, 0);
+    g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 32);
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic + 2);
+
+    /* Without IntCapXTEn and without MSI: nothing is signalled */
+    wr(c, R_XT_EVT, intcapxt(0, 0x55));
+    wr(c, R_CONTROL, ga_control);
+    edu_msi(c, 0);
+    g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 48);
+    g_assert_cmpuint(cpu0_apic_irqs(c), ==, apic + 2);
+    stop(c);
+}
+
+/*
+ * Status bits are write-1-to-clear: writing 0 leaves them.  Linux's
+ * GA-log handler writes only GAInt|GALogOverflow (0x600); a pending
+ * completion-wait interrupt must survive it.
+ */
+static void test_status_w1c(void)
+{
+    Ctx *c = start(true);
+
+    wr(c, R_CMD_BASE, CMDBUF | (8ULL << 56));       /* 256 commands */
+    wr(c, R_CONTROL, CTL_IOMMU_EN | CTL_CMDBUF_EN | CTL_COMWAIT_EN);
+    /* COMPLETION_WAIT (opcode 1) with I=1: sets ComWaitInt */
+    qtest_writeq(c->qts, CMDBUF, (1ULL << 60) | 2);
+    qtest_writeq(c->qts, CMDBUF + 8, 0);
+    wr(c, R_CMD_TAIL, 16);
+    g_assert_cmpuint(rd(c, R_CMD_HEAD), ==, 16);
+    g_assert_cmphex(rd(c, R_STATUS) & ST_COMWAIT_INT, ==, ST_COMWAIT_INT);
+
+    wr(c, R_STATUS, ST_GA_INT | ST_GALOG_OVF);
+    g_assert_cmphex(rd(c, R_STATUS) & ST_COMWAIT_INT, ==, ST_COMWAIT_INT);
+    qtest_writel(c->qts, MMIO + R_STATUS, 0);
+    g_assert_cmphex(rd(c, R_STATUS) & ST_COMWAIT_INT, ==, ST_COMWAIT_INT);
+    wr(c, R_STATUS, ST_COMWAIT_INT);
+    g_assert_cmphex(rd(c, R_STATUS) & ST_COMWAIT_INT, ==, 0);
+    stop(c);
+}
+
+/*
+ * A command tail written before the command buffer's base, then the
+ * buffer enabled: nothing to run (QEMU used to spin with the BQL held).
+ */
+static void test_cmdbuf_unsized(void)
+{
+    Ctx *c = start(false);
+
+    wr(c, R_CMD_TAIL, 0x7ff0);
+    wr(c, R_CONTROL, CTL_IOMMU_EN | CTL_CMDBUF_EN);
+    /* QEMU answers: it did not hang in the command loop */
+    g_assert_cmpuint(rd(c, R_CMD_HEAD), ==, 0);
+    /* a buffer programmed afterwards works */
+    wr(c, R_CMD_BASE, CMDBUF | (8ULL << 56));
+    qtest_writeq(c->qts, CMDBUF, 1ULL << 60);
+    qtest_writeq(c->qts, CMDBUF + 8, 0);
+    wr(c, R_CMD_TAIL, 16);
+    g_assert_cmpuint(rd(c, R_CMD_HEAD), ==, 16);
     stop(c);
 }
 
@@ -508,5 +695,9 @@ int main(int argc, char **argv)
                    test_invalid_irte_and_dte);
     qtest_add_func("/amd-iommu-ga/event-log-wraps", test_event_log_wraps);
     qtest_add_func("/amd-iommu-ga/garbage", test_garbage);
+    qtest_add_func("/amd-iommu-ga/status-w1c", test_status_w1c);
+    qtest_add_func("/amd-iommu-ga/cmdbuf-unsized", test_cmdbuf_unsized);
+    qtest_add_func("/amd-iommu-ga/dma-fault", test_dma_fault);
+    qtest_add_func("/amd-iommu-ga/intcapxt", test_intcapxt);
     return g_test_run();
 }

@@ -266,9 +266,12 @@ static void test_zen4(void)
                     APICV_INHIBIT_CERTAIN);
     g_assert_nonnull(strstr(d.inhibit[APICV_INHIBIT_PIT_REINJECT].fix,
                             "lost_tick_policy=discard"));
-    /* posting is a host capability, whatever this VM's inhibits */
-    g_assert_cmpint(d.device_posting, ==, HOST_FACT_YES);
+    /* AVIC inhibited: KVM keeps this VM's IRTEs in remapped mode */
+    g_assert_cmpint(d.device_posting, ==, HOST_FACT_NO);
+    g_assert_nonnull(strstr(d.device_posting_why, "AVIC is inhibited"));
     apicv_decision_free(&d);
+    decide_fails(&f, &vm, ON_OFF_AUTO_AUTO, ON_OFF_AUTO_ON,
+                 "AVIC is inhibited");
     /* on: refused, naming the inhibit. */
     decide_fails(&f, &vm, ON_OFF_AUTO_ON, ON_OFF_AUTO_AUTO, "pit-reinject");
     vm.pit_reinject = false;
@@ -285,6 +288,19 @@ static void test_zen4(void)
     /* off: KVM has no per-VM switch; the host-wide one is named. */
     decide_fails(&f, &vm, ON_OFF_AUTO_OFF, ON_OFF_AUTO_AUTO,
                  "no per-VM switch");
+    /* ... but where this VM runs without it anyway, off is true */
+    vm.pit_reinject = true;
+    decide_ok(&f, &vm, ON_OFF_AUTO_OFF, ON_OFF_AUTO_AUTO, &d);
+    g_assert_cmpint(d.mode, ==, APICV_MODE_NONE);
+    apicv_decision_free(&d);
+    vm.pit_reinject = false;
+    vm.kernel_irqchip = false;
+    decide_ok(&f, &vm, ON_OFF_AUTO_OFF, ON_OFF_AUTO_AUTO, &d);
+    /* and without an in-kernel APIC nothing is posted, on any vendor */
+    g_assert_cmpint(d.device_posting, ==, HOST_FACT_NO);
+    g_assert_nonnull(strstr(d.device_posting_why, "kernel-irqchip=off"));
+    apicv_decision_free(&d);
+    vm.kernel_irqchip = true;
 
     /* on lists every certain inhibit, not only the first. */
     vm = default_vm();
@@ -323,6 +339,18 @@ static void test_inhibits(void)
     vm = clean_vm();
     vm.sev = true;
     decide_fails(&f, &vm, ON_OFF_AUTO_ON, ON_OFF_AUTO_OFF, "sev");
+    /* SEV inhibits AVIC since 5.19; 5.18 not confirmed */
+    vm.x2apic = false;
+    zen4(&f, "5.15.0");
+    g_assert_cmpint(predicted(&f, &vm, APICV_INHIBIT_SEV), ==,
+                    APICV_INHIBIT_NONE);
+    zen4(&f, "5.18.0");
+    g_assert_cmpint(predicted(&f, &vm, APICV_INHIBIT_SEV), ==,
+                    APICV_INHIBIT_POSSIBLE);
+    zen4(&f, "5.19.0");
+    g_assert_cmpint(predicted(&f, &vm, APICV_INHIBIT_SEV), ==,
+                    APICV_INHIBIT_CERTAIN);
+    zen4(&f, "6.12.38+deb13-amd64");
 
     /* Intel: the PIT does not matter (AMD-only inhibit) */
     intel(&f, "ro\n");
@@ -491,7 +519,10 @@ static void test_rule_apic_id_too_big(void)
     g_assert_false(apicv_check_vcpu_id(&f, 255, &err));
     error_free(err);
     err = NULL;
-    /* 6.19+ with X2AVIC_EXT (CPUID 0x8000000A ECX[6]): 4096 vCPUs */
+    /*
+     * 6.19+ with X2AVIC_EXT: 4096 vCPUs.  /proc/cpuinfo does not show it:
+     * apicv-negotiate.c reads CPUID 0x8000000A ECX[6] into the fact.
+     */
     amd_host(&f, zen4_cpuinfo, "Y\n", NULL, "6.19.0");
     f.cpu_x2avic_ext = HOST_FACT_YES;
     g_assert_cmpint(apicv_avic_max_vcpu_id(&f), ==, 0xfff);

@@ -37,7 +37,7 @@ void hmp_info_kvm_apicv(Monitor *mon, const QDict *qdict)
         monitor_printf(mon, "  in-kernel PIT set to lost_tick_policy=discard "
                        "(apicv-pit-discard=on)\n");
     }
-    monitor_printf(mon, "device-posted-irqs=%s: host %s%s%s\n",
+    monitor_printf(mon, "device-posted-irqs=%s: this VM %s%s%s\n",
                    OnOffAuto_str(info->requested_device_posting),
                    KvmApicvDevicePosting_str(info->device_posting),
                    info->device_posting_detail ? ": " : "",
@@ -51,8 +51,9 @@ void hmp_info_kvm_apicv(Monitor *mon, const QDict *qdict)
                        v->kvm_irqfd ? "KVM irqfd" : "through QEMU",
                        v->masked ? ", masked" : "",
                        v->can_post ? ", can be posted" : "");
-        if (v->has_posted_vcpu) {
-            monitor_printf(mon, ", posted to vCPU %" PRId64, v->posted_vcpu);
+        if (v->has_irte_vcpu) {
+            monitor_printf(mon, ", IRTE set to post to vCPU %" PRId64,
+                           v->irte_vcpu);
         }
         monitor_printf(mon, "\n");
     }
@@ -78,7 +79,7 @@ void hmp_info_kvm_apicv(Monitor *mon, const QDict *qdict)
 
             monitor_printf(mon, "  host IRQ %" PRId64 " gsi %" PRId64
                            " vector %" PRId64 ": %s", u->host_irq, u->gsi,
-                           u->vector, u->posted ? "posted" : "remapped");
+                           u->vector, u->set ? "set to post" : "remapped");
             if (u->has_vcpu) {
                 monitor_printf(mon, " to vCPU %" PRId64, u->vcpu);
             }

@@ -56,18 +56,26 @@ static void read_iommus(KvmApicvHostFacts *f, const char *root)
 
         apicv_facts_init(&one);
         if (text) {
+            bool first = f->amd_iommu != HOST_FACT_YES;
+
             apicv_parse_amd_iommu_features(&one, text);
             f->amd_iommu = HOST_FACT_YES;
-            f->amd_ga = apicv_fact_and(f->amd_ga, one.amd_ga);
-            f->amd_ga_vapic = apicv_fact_and(f->amd_ga_vapic, one.amd_ga_vapic);
-            f->amd_xt = apicv_fact_and(f->amd_xt, one.amd_xt);
+            f->amd_ga = first ? one.amd_ga : apicv_fact_and(f->amd_ga,
+                                                            one.amd_ga);
+            f->amd_ga_vapic = first ? one.amd_ga_vapic :
+                              apicv_fact_and(f->amd_ga_vapic, one.amd_ga_vapic);
+            f->amd_xt = first ? one.amd_xt : apicv_fact_and(f->amd_xt,
+                                                            one.amd_xt);
             continue;
         }
         text = read_host_file(root, intel);
         if (text) {
+            bool first = f->intel_iommu != HOST_FACT_YES;
+
             apicv_parse_intel_iommu_cap(&one, text);
             f->intel_iommu = HOST_FACT_YES;
-            f->intel_pi = apicv_fact_and(f->intel_pi, one.intel_pi);
+            f->intel_pi = first ? one.intel_pi : apicv_fact_and(f->intel_pi,
+                                                                one.intel_pi);
         }
     }
 }
@@ -103,14 +111,12 @@ void apicv_read_host_facts(KvmApicvHostFacts *f, const char *root,
 
 HostFact apicv_fact_and(HostFact a, HostFact b)
 {
-    /* first IOMMU: take its value; later ones can only lower it */
-    if (a == HOST_FACT_UNKNOWN) {
-        return b;
-    }
+    /* every IOMMU must say yes; a no wins over an unknown */
     if (a == HOST_FACT_NO || b == HOST_FACT_NO) {
         return HOST_FACT_NO;
     }
-    return b == HOST_FACT_UNKNOWN ? HOST_FACT_UNKNOWN : HOST_FACT_YES;
+    return a == HOST_FACT_YES && b == HOST_FACT_YES ? HOST_FACT_YES
+                                                    : HOST_FACT_UNKNOWN;
 }
 
 const char *apicv_fact_name(HostFact v)

@@ -14,7 +14,7 @@
 void apicv_read_host_facts(KvmApicvHostFacts *f, const char *root,
                            const char *kernel_release);
 
-/* Combine a fact over several IOMMUs: NO wins, then UNKNOWN. */
+/* Combine a fact of two IOMMUs: NO wins, then UNKNOWN. */
 HostFact apicv_fact_and(HostFact a, HostFact b);
 const char *apicv_fact_name(HostFact v);
 

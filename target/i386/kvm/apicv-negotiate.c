@@ -6,14 +6,14 @@
  *
  *   -accel kvm,apicv=on|off|auto,device-posted-irqs=on|off|auto
  *
- *   -accel kvm,apicv-pit-discard=on
+ *   -accel kvm,apicv-pit-discard=on,x-apicv-observe=on
  *
  * - kvm_apicv_accel_class_init(): the options (default auto, off);
  * - kvm_apicv_kvm_init(), from kvm_arch_init(): start reading KVM's
  *   tracepoints (apicv-trace.c), probe the host (apicv-host.c, plus KVM
  *   capabilities); apicv=on on a host without APIC virtualization fails
  *   here.  Only what was asked for is adjusted before the devices
- *   exist: apicv-pit-discard=on on an AVIC host gives the in-kernel PIT
+ *   exist: apicv-pit-discard=on gives the in-kernel PIT
  *   lost_tick_policy=discard (a sugar property: an explicit -global
  *   still wins); device-posted-irqs=off keeps VFIO MSI/MSI-X out of KVM
  *   irqfd (x-no-kvm-msi/x-no-kvm-msix), so nothing can be posted;
@@ -38,6 +38,7 @@
 #include "qapi/qapi-commands-kvm-apicv-target.h"
 #include "qapi/qapi-visit-common.h"
 #include "qemu/error-report.h"
+#include "qemu/timer.h"
 #include "qom/object.h"
 #include "hw/boards.h"
 #include "hw/qdev-properties.h"
@@ -60,14 +61,17 @@ static struct {
     OnOffAuto requested;
     OnOffAuto requested_posting;
     bool pit_discard;               /* apicv-pit-discard=on */
+    bool observe;                   /* x-apicv-observe */
     bool decided;
     KvmApicvHostFacts facts;
     KvmApicvVmConfig vm;
     ApicvDecision decision;
     Notifier machine_done;
+    QEMUTimer *drain_timer;
 } apicv = {
     .requested = ON_OFF_AUTO_AUTO,
     .requested_posting = ON_OFF_AUTO_AUTO,
+    .observe = true,
 };
 
 static int get_apicv(Object *obj, Error **errp)
@@ -100,6 +104,16 @@ static void set_pit_discard(Object *obj, bool value, Error **errp)
     apicv.pit_discard = value;
 }
 
+static bool get_observe(Object *obj, Error **errp)
+{
+    return apicv.observe;
+}
+
+static void set_observe(Object *obj, bool value, Error **errp)
+{
+    apicv.observe = value;
+}
+
 void kvm_apicv_accel_class_init(ObjectClass *oc)
 {
     object_class_property_add_enum(oc, "apicv", "OnOffAuto", &OnOffAuto_lookup,
@@ -119,10 +133,15 @@ void kvm_apicv_accel_class_init(ObjectClass *oc)
     object_class_property_add_bool(oc, "apicv-pit-discard", get_pit_discard,
                                    set_pit_discard);
     object_class_property_set_description(oc, "apicv-pit-discard",
-        "On an AMD host with AVIC, give the in-kernel PIT "
-        "lost_tick_policy=discard, which avoids the PIT-reinject inhibit "
-        "(guest-visible: lost PIT ticks are dropped); an explicit "
-        "-global kvm-pit.lost_tick_policy wins; default off");
+        "Give the in-kernel PIT lost_tick_policy=discard, which avoids "
+        "AVIC's PIT-reinject inhibit (guest-visible: lost PIT ticks are "
+        "dropped); an explicit -global kvm-pit.lost_tick_policy wins; "
+        "default off");
+    object_class_property_add_bool(oc, "x-apicv-observe", get_observe,
+                                   set_observe);
+    object_class_property_set_description(oc, "x-apicv-observe",
+        "Read KVM's APICv inhibit and IRTE tracepoints for "
+        "x-query-kvm-apicv (needs root or CAP_PERFMON); default on");
 }
 
 /* The in-kernel PIT's lost_tick_policy: a qdev property, read as text. */
@@ -173,12 +192,30 @@ static void kvm_apicv_vm_config(KvmApicvVmConfig *vm)
     vm->sev = sev_enabled();
 }
 
+/* Drain the tracepoint rings now and then: bursts must not overflow. */
+static void kvm_apicv_drain(void *opaque)
+{
+    const char *why;
+
+    apicv_trace_poll(&why);
+    timer_mod(apicv.drain_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + 500);
+}
+
 static void kvm_apicv_machine_done(Notifier *n, void *data)
 {
     Error *err = NULL;
     const char *why;
 
-    apicv_trace_poll(&why);
+    if (!kvm_enabled()) {
+        /* KVM failed after kvm_arch_init(); another accelerator runs */
+        apicv_trace_stop();
+        return;
+    }
+    if (apicv_trace_poll(&why)->available) {
+        apicv.drain_timer = timer_new_ms(QEMU_CLOCK_REALTIME, kvm_apicv_drain,
+                                         NULL);
+        kvm_apicv_drain(NULL);
+    }
     kvm_apicv_vm_config(&apicv.vm);
     if (!apicv_decide(&apicv.facts, &apicv.vm, apicv.requested,
                       apicv.requested_posting, &apicv.decision, &err)) {
@@ -197,9 +234,12 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     g_autofree char *why = NULL;
     struct utsname u;
     ApicvMode host_mode;
+    uint32_t eax, ebx, ecx, edx;
 
     /* Before the irqchip, the PIT and the vCPUs: their events count */
-    apicv_trace_start();
+    if (apicv.observe) {
+        apicv_trace_start();
+    }
 
     apicv_read_host_facts(&apicv.facts, "",
                           uname(&u) == 0 ? u.release : NULL);
@@ -212,6 +252,13 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
                                                       : HOST_FACT_NO;
     apicv.facts.cap_x2apic_api = kvm_check_extension(s, KVM_CAP_X2APIC_API) ?
                                  HOST_FACT_YES : HOST_FACT_NO;
+    /* X2AVIC_EXT (4096 vCPUs) is not in /proc/cpuinfo: CPUID 0x8000000A */
+    host_cpuid(0x80000000, 0, &eax, &ebx, &ecx, &edx);
+    if (eax >= 0x8000000a) {
+        host_cpuid(0x8000000a, 0, &eax, &ebx, &ecx, &edx);
+        apicv.facts.cpu_x2avic_ext = ecx & (1U << 6) ? HOST_FACT_YES
+                                                     : HOST_FACT_NO;
+    }
     apicv.facts.max_vcpu_id = kvm_check_extension(s, KVM_CAP_MAX_VCPU_ID);
     if (apicv.facts.max_vcpu_id <= 0) {
         apicv.facts.max_vcpu_id = -1;       /* not reported: unknown */
@@ -224,9 +271,11 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
                    "%s", why);
         return -EINVAL;
     }
-    if (apicv.pit_discard &&
-        (host_mode == APICV_MODE_AVIC || host_mode == APICV_MODE_X2AVIC)) {
-        /* A sugar property: an explicit -global still wins */
+    if (apicv.pit_discard) {
+        /*
+         * On every host alike, so that the guest sees the same PIT
+         * wherever it migrates; a sugar property: -global still wins.
+         */
         object_register_sugar_prop(TYPE_KVM_I8254, "lost_tick_policy",
                                    "discard", true);
     }
@@ -295,8 +344,8 @@ static void add_vfio_vector(VectorWalk *w, const char *path,
                                                     ApicvObservedIrte, i);
 
         if (e->gsi == virq) {
-            v->has_posted_vcpu = e->posted && e->vcpu >= 0;
-            v->posted_vcpu = e->vcpu;
+            v->has_irte_vcpu = e->set && e->vcpu >= 0;
+            v->irte_vcpu = e->vcpu;
         }
     }
     QAPI_LIST_APPEND(w->tail, v);
@@ -401,8 +450,8 @@ static KvmApicvObserved *observed(const ApicvObserved *obs, const char *why)
 
         u->host_irq = e->host_irq;
         u->gsi = e->gsi;
-        u->posted = e->posted;
-        u->has_vcpu = e->posted && e->vcpu >= 0;
+        u->set = e->set;
+        u->has_vcpu = e->set && e->vcpu >= 0;
         u->vcpu = e->vcpu;
         u->vector = e->vector;
         QAPI_LIST_APPEND(irtes, u);

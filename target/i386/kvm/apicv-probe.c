@@ -102,7 +102,6 @@ void apicv_parse_cpuinfo(KvmApicvHostFacts *f, const char *text)
 
         f->cpu_avic = fact(has_word(w, "avic"));
         f->cpu_x2avic = fact(has_word(w, "x2avic"));
-        f->cpu_x2avic_ext = fact(has_word(w, "x2avic_ext"));
         f->cpu_x2apic = fact(has_word(w, "x2apic"));
         f->cpu_hypervisor = fact(has_word(w, "hypervisor"));
     }
@@ -144,7 +143,9 @@ void apicv_parse_cmdline(KvmApicvHostFacts *f, const char *text)
                 if (g_str_equal(*o, "off")) {
                     f->cmdline_intremap_off = HOST_FACT_YES;
                 } else if (g_str_equal(*o, "on")) {
+                    /* Linux: "on" re-enables posting too */
                     f->cmdline_intremap_off = HOST_FACT_NO;
+                    f->cmdline_nopost = HOST_FACT_NO;
                 } else if (g_str_equal(*o, "nopost")) {
                     f->cmdline_nopost = HOST_FACT_YES;
                 } else if (g_str_equal(*o, "posted_msi")) {
@@ -344,6 +345,12 @@ static const ApicvRule rule_x2avic_4k = {
     APICV_KVER(6, 19), 0,
     "Linux 6.19+ (940fc47cfb0d) addresses 4096 vCPUs with X2AVIC_EXT",
 };
+/* SEV: kvm_set_apicv_inhibit(SEV) in sev_guest_init() since 5.19 */
+static const ApicvRule rule_sev = {
+    APICV_KVER(5, 19), 0,
+    "Linux 5.19+: SEV guests run without AVIC (APICV_INHIBIT_REASON_SEV; "
+    "5.18 not confirmed)",
+};
 static const ApicvRule rule_always = {
     0, 0, "all kernels",
 };
@@ -536,14 +543,15 @@ int apicv_avic_max_vcpu_id(const KvmApicvHostFacts *f)
 bool apicv_check_vcpu_id(const KvmApicvHostFacts *f, uint32_t apic_id,
                          Error **errp)
 {
+    ERRP_GUARD();
     int max = apicv_avic_max_vcpu_id(f);
 
     if (max < 0 || apic_id <= max ||
         rule_applies(f, &rule_id_create_fails) != HOST_FACT_YES) {
         return true;
     }
-    error_setg(errp, "-smp: KVM on this host cannot create a vCPU with APIC "
-               "ID %u while AVIC is enabled (limit %d)", apic_id, max);
+    error_setg(errp, "KVM on this host cannot create a vCPU with APIC ID %u "
+               "while AVIC is enabled (limit %d)", apic_id, max);
     error_append_hint(errp, "%s.\nUse fewer vCPUs (-smp), or load kvm_amd "
                       "with avic=0 on the host.\n", rule_id_create_fails.text);
     return false;
@@ -594,7 +602,7 @@ static void find_inhibits(const KvmApicvHostFacts *f,
     if (vm->hyperv_synic) {
         HostFact old = rule_applies(f, &rule_hyperv_synic);
 
-        /* Since 5.14 hv-avic tells the guest not to use AutoEOI. */
+        /* Since 5.15 hv-avic tells the guest not to use AutoEOI. */
         predict(d, APICV_INHIBIT_HYPERV,
                 old == HOST_FACT_YES ? HOST_FACT_YES :
                 old == HOST_FACT_NO && vm->hv_avic ? HOST_FACT_NO :
@@ -604,7 +612,7 @@ static void find_inhibits(const KvmApicvHostFacts *f,
                          "Hyper-V SynIC without hv-avic: the guest may use "
                          "AutoEOI"),
                 g_strdup(old == HOST_FACT_YES ?
-                         "drop hv-synic, or run the host on Linux 5.14+ "
+                         "drop hv-synic, or run the host on Linux 5.15+ "
                          "with hv-avic" : "add hv-avic to -cpu"));
     }
     if (amd) {
@@ -640,7 +648,12 @@ static void find_inhibits(const KvmApicvHostFacts *f,
                              "-cpu ...,-x2apic"));
         }
         if (vm->sev) {
-            predict(d, APICV_INHIBIT_SEV, HOST_FACT_YES, &rule_always,
+            HostFact applies = rule_applies(f, &rule_sev);
+
+            if (f->kernel == APICV_KVER(5, 18)) {
+                applies = HOST_FACT_UNKNOWN;
+            }
+            predict(d, APICV_INHIBIT_SEV, applies, &rule_sev,
                     g_strdup("SEV guests run without AVIC"),
                     g_strdup("drop the sev-guest object"));
         }
@@ -706,15 +719,17 @@ bool apicv_decide(const KvmApicvHostFacts *f, const KvmApicvVmConfig *vm,
         }
         goto fail;
     }
-    if (req == ON_OFF_AUTO_OFF && d->host_mode != APICV_MODE_NONE) {
+    if (req == ON_OFF_AUTO_OFF && d->mode != APICV_MODE_NONE) {
         const char *amd = f->vendor == APICV_VENDOR_AMD ? "kvm_amd avic=0"
                                                         : "kvm_intel "
                                                           "enable_apicv=0";
 
         error_setg(errp, "-accel kvm,apicv=off: KVM has no per-VM switch for "
-                   "APIC virtualization, and this host enables %s",
-                   apicv_mode_name(d->host_mode));
-        error_append_hint(errp, "Turn it off host-wide (load %s), or use "
+                   "APIC virtualization, and this VM would run with %s",
+                   apicv_mode_name(d->mode));
+        error_append_hint(errp, "Turn it off host-wide (load %s), or for "
+                          "this VM only with -M ...,kernel-irqchip=off (the "
+                          "local APIC then emulated by QEMU), or use "
                           "apicv=auto.\n", amd);
         goto fail;
     }
@@ -726,6 +741,20 @@ bool apicv_decide(const KvmApicvHostFacts *f, const KvmApicvVmConfig *vm,
         return true;
     }
     post = apicv_host_device_posting(f, &post_why);
+    /* What this VM's configuration leaves of the host's capability */
+    if (post != HOST_FACT_NO && !vm->kernel_irqchip) {
+        post = HOST_FACT_NO;
+        g_free(post_why);
+        post_why = g_strdup("kernel-irqchip=off: KVM posts only to an "
+                            "in-kernel local APIC");
+    } else if (post != HOST_FACT_NO && certain &&
+               f->vendor == APICV_VENDOR_AMD) {
+        /* avic_pi_update_irte() keeps remapped mode while inhibited */
+        post = HOST_FACT_NO;
+        g_free(post_why);
+        post_why = g_strdup("AVIC is inhibited for this VM (see the "
+                            "inhibits): KVM keeps its IRTEs in remapped mode");
+    }
     if (post != HOST_FACT_YES && req_posting == ON_OFF_AUTO_ON) {
         error_setg(errp, "-accel kvm,device-posted-irqs=on: %s",
                    post_why ? post_why : "the host does not say whether it "

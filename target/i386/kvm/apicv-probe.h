@@ -153,7 +153,7 @@ typedef struct ApicvDecision {
     ApicvMode host_mode;
     ApicvMode mode;             /* expected: NONE when inhibited */
     ApicvInhibitPrediction inhibit[APICV_INHIBIT__MAX];
-    HostFact device_posting;    /* the host can post device interrupts */
+    HostFact device_posting;    /* this VM's device interrupts can be posted */
     char *device_posting_why;
 } ApicvDecision;
 
@@ -162,8 +162,10 @@ typedef struct ApicvDecision {
  * (apicv=) and @req_posting (device-posted-irqs=).  The inhibits are
  * predicted whatever the host mode (KVM tracks them on every host).
  * "on" fails listing every certain inhibit with its fix (as hints);
- * "off" is refused where the host would use APIC virtualization,
- * since KVM has no per-VM switch; "auto" changes nothing.
+ * "off" is refused where this VM would run with APIC virtualization,
+ * since KVM has no per-VM switch; "auto" changes nothing.  Device
+ * posting is the host's capability less what the VM prevents (no
+ * in-kernel irqchip; on AMD, an inhibited AVIC).
  */
 bool apicv_decide(const KvmApicvHostFacts *f, const KvmApicvVmConfig *vm,
                   OnOffAuto req, OnOffAuto req_posting, ApicvDecision *d,
