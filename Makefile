@@ -39,6 +39,8 @@ KVM_TESTS := startup-matrix-vs-stock libvirt-domain
 # KVM hosts under the fork's TCG, the fork's binary inside.
 NESTED_KVM_KERNELS := 6.12 7.3
 NESTED_KVM_TESTS := kvm-nested-smoke kvm-nested-apicv
+# The same 6.12 and 7.3 kernels as guests of the emulated AMD IOMMU.
+KVM_HOST_GUEST_TESTS_x86_64 := amd-iommu-events
 # Fork against stock QEMU of the same base (make stock).
 COMPAT_TESTS := xics-migration
 # Our freestanding ppc64 guest (tests/guest/ppc64/guest, built by
@@ -73,6 +75,7 @@ check: check-build stock
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
 	    KVM_TESTS="$(KVM_TESTS)" NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
 	    NESTED_KVM_TESTS="$(NESTED_KVM_TESTS)" \
+	    KVM_HOST_GUEST_TESTS_x86_64="$(KVM_HOST_GUEST_TESTS_x86_64)" \
 	    GUEST_TESTS_x86_64="$(GUEST_TESTS_x86_64)" \
 	    LINUX_TESTS_ppc64="$(LINUX_TESTS_ppc64)" \
 	    GUEST_TESTS_ppc64="$(GUEST_TESTS_ppc64)" \

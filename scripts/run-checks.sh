@@ -11,7 +11,8 @@
 # GUEST_COMPAT_TESTS_ppc64 on the fork and stock, the tests on this machine's
 # /dev/kvm in KVM_TESTS (tests/kvm/), the nested KVM test bed's tests in
 # NESTED_KVM_TESTS on each L1 kernel of NESTED_KVM_KERNELS
-# (tests/guest/kvm-nested/).  Prints one line per test and
+# (tests/guest/kvm-nested/), and with those kernels as guests the tests in
+# KVM_HOST_GUEST_TESTS_x86_64 (tests/guest/x86/).  Prints one line per test and
 # ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
 # build/check-logs/.
 
@@ -109,8 +110,10 @@ done
 
 # The nested KVM test bed: Debian kernels as KVM hosts (L1) under the
 # fork's TCG, the fork's binary in them.
+kvm_hosts=()
 for v in $NESTED_KVM_KERNELS; do
     if host=$(sh "$top/tests/guest/fetch-kvm-host.sh" "$v"); then
+        kvm_hosts+=("$host")
         for t in $NESTED_KVM_TESTS; do
             run_one "kvm-nested-$v/$t" 600 /usr/bin/python3 \
                 "$top/tests/guest/kvm-nested/$t.py" \
@@ -122,6 +125,19 @@ for v in $NESTED_KVM_KERNELS; do
             failures+=("kvm-nested-$v/$t")
             echo "FAIL  kvm-nested-$v/$t: Linux $v could not be fetched"
         done
+    fi
+done
+
+# Those kernels as guests of the fork's emulated AMD IOMMU.
+for t in $KVM_HOST_GUEST_TESTS_x86_64; do
+    if [ ${#kvm_hosts[@]} -eq $(echo $NESTED_KVM_KERNELS | wc -w) ]; then
+        run_one "guest-x86_64/$t" 600 /usr/bin/python3 \
+            "$top/tests/guest/x86/$t.py" "$top/build/qemu-system-x86_64" \
+            "${kvm_hosts[@]}"
+    else
+        failed=$((failed + 1))
+        failures+=("guest-x86_64/$t")
+        echo "FAIL  guest-x86_64/$t: a kernel could not be fetched"
     fi
 done
 
