@@ -145,6 +145,17 @@ static void ga_head_tail_write(AMDVIState *s)
     reg_set(s, AMDVI_MMIO_GA_TAIL, s->ga.tail);
 }
 
+void amdvi_ga_post_load(AMDVIState *s)
+{
+    if (!s->ga_vapic) {
+        return;
+    }
+    ga_log_base_write(s);
+    ga_head_tail_write(s);
+    s->ga.tail_addr = reg_read(s, AMDVI_MMIO_GA_LOG_TAIL_ADDR) &
+                      AMDVI_GA_LOG_TAIL_ADDR_MASK;
+}
+
 bool amdvi_ga_mmio_write(AMDVIState *s, hwaddr addr, uint64_t val,
                          unsigned size)
 {

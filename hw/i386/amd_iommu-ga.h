@@ -61,6 +61,8 @@ struct AMDVIState;
 
 uint64_t amdvi_ga_efr(struct AMDVIState *s);
 void amdvi_ga_reset(struct AMDVIState *s);
+/* After migration: derive the GA log's state from its registers. */
+void amdvi_ga_post_load(struct AMDVIState *s);
 void amdvi_ga_control_write(struct AMDVIState *s, uint64_t control);
 /* True when @addr is a GA register, which is then written. */
 bool amdvi_ga_mmio_write(struct AMDVIState *s, hwaddr addr, uint64_t val,

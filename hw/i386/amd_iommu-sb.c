@@ -22,6 +22,7 @@
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pci_ids.h"
+#include "migration/vmstate.h"
 #include "amd_iommu.h"
 #include "amd_iommu-sb.h"
 
@@ -30,6 +31,20 @@
 /* The AMD FCH SMBus controller's ID (as Linux's PCI IDs have it) */
 #define AMDVI_SB_DEVICE_ID      0x790b
 #define AMDVI_SB_DEVFN          PCI_DEVFN(0x14, 0)
+
+typedef struct AMDVISouthbridge {
+    PCIDevice dev;
+} AMDVISouthbridge;
+
+static const VMStateDescription vmstate_amdvi_sb = {
+    .name = "amd-iommu-southbridge",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_PCI_DEVICE(dev, AMDVISouthbridge),
+        VMSTATE_END_OF_LIST()
+    }
+};
 
 static void amdvi_sb_class_init(ObjectClass *klass, void *data)
 {
@@ -40,6 +55,7 @@ static void amdvi_sb_class_init(ObjectClass *klass, void *data)
     k->device_id = AMDVI_SB_DEVICE_ID;
     k->class_id = PCI_CLASS_SERIAL_SMBUS;
     dc->desc = "AMD IOMMU platform: southbridge (SMBus) function";
+    dc->vmsd = &vmstate_amdvi_sb;
     /* created by amd-iommu, at the address its IVRS names */
     dc->user_creatable = false;
 }
@@ -47,7 +63,7 @@ static void amdvi_sb_class_init(ObjectClass *klass, void *data)
 static const TypeInfo amdvi_sb_info = {
     .name = TYPE_AMDVI_SOUTHBRIDGE,
     .parent = TYPE_PCI_DEVICE,
-    .instance_size = sizeof(PCIDevice),
+    .instance_size = sizeof(AMDVISouthbridge),
     .class_init = amdvi_sb_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_CONVENTIONAL_PCI_DEVICE },

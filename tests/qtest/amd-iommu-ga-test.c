@@ -567,6 +567,97 @@ static void test_intcapxt(void)
     stop(c);
 }
 
+static void wait_migration(QTestState *qts, const char *want)
+{
+    for (int i = 0; i < 3000; i++) {
+        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-migrate' }");
+        QDict *ret = qdict_get_qdict(rsp, "return");
+        const char *st = ret && qdict_haskey(ret, "status") ?
+                         qdict_get_str(ret, "status") : "";
+        bool done = g_str_equal(st, want);
+
+        g_assert_cmpstr(st, !=, "failed");
+        qobject_unref(rsp);
+        if (done) {
+            return;
+        }
+        g_usleep(10 * 1000);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Migration, fork to fork, with GA mode and both logs in use: the
+ * registers, the logs' positions, the status bits and the IOMMU's MSI
+ * arrive, and the logs go on where they were.
+ */
+static void test_migration(void)
+{
+    Ctx *c = start(true), *d = g_new0(Ctx, 1);
+    g_autofree char *file = g_strdup_printf("%s/amdvi-migration-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    uint64_t status, apic;
+    QDict *rsp;
+
+    enable_iommu_msi(c);
+    wr(c, R_CONTROL, ga_control);
+    write_irte_ga(c, 7, true, false, true, 0xabcd, 0x60, BACKING);
+    edu_msi(c, 7);                          /* GA log entry 0 */
+    qtest_writeq(c->qts, IRT, 0);
+    qtest_writeq(c->qts, IRT + 8, 0);
+    edu_msi(c, 0);                          /* event log entry 0 */
+    g_assert_cmphex(rd(c, R_GA_TAIL), ==, 8);
+    g_assert_cmphex(rd(c, R_EVT_TAIL), ==, 16);
+    status = rd(c, R_STATUS);
+    g_assert_true(status & ST_GA_INT);
+
+    /* to a file, then from it */
+    rsp = qtest_qmp(c->qts, "{ 'execute': 'migrate', "
+                    "'arguments': { 'uri': %s } }", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    wait_migration(c->qts, "completed");
+    d->qts = qtest_initf("-M q35 -smp 2 -device amd-iommu,intremap=on,"
+                         "x-ga-vapic=on,xtsup=off,id=iommu0 "
+                         "-device edu,addr=04.0 -incoming defer");
+    rsp = qtest_qmp(d->qts, "{ 'execute': 'migrate-incoming', "
+                    "'arguments': { 'uri': %s } }", uri);
+    qobject_unref(rsp);
+    wait_migration(d->qts, "completed");
+
+    /* The destination's registers are the source's */
+    g_assert_cmphex(rd(d, R_STATUS), ==, status);
+    g_assert_cmphex(rd(d, R_GA_TAIL), ==, 8);
+    g_assert_cmphex(rd(d, R_EVT_TAIL), ==, 16);
+    g_assert_cmphex(rd(d, R_CONTROL), ==, ga_control);
+
+    /* ... and the logs go on from there, with the MSI still set up */
+    /* edu has no migration state of its own: set it up again */
+    d->bus = qpci_new_pc(d->qts, NULL);
+    d->edu = qpci_device_find(d->bus, EDU_DEVFN);
+    qpci_device_enable(d->edu);
+    d->bar = qpci_iomap(d->edu, 0, NULL);
+    d->msi_cap = c->msi_cap;
+    qpci_config_writel(d->edu, d->msi_cap + PCI_MSI_ADDRESS_LO, 0xfee00000);
+    qpci_config_writew(d->edu, d->msi_cap + PCI_MSI_FLAGS,
+                       qpci_config_readw(d->edu, d->msi_cap + PCI_MSI_FLAGS) |
+                       PCI_MSI_FLAGS_ENABLE);
+    wr(d, R_STATUS, ST_GA_INT);
+    apic = cpu0_apic_irqs(d);
+    edu_msi(d, 7);
+    g_assert_cmphex(rd(d, R_GA_TAIL), ==, 16);
+    g_assert_cmphex(qtest_readq(d->qts, GALOG + 8) & 0xffffffff, ==, 0xabcd);
+    g_assert_cmphex(qtest_readq(d->qts, GALOG_TAIL), ==, 16);
+    g_assert_cmpuint(cpu0_apic_irqs(d), ==, apic + 1);  /* GA-log MSI */
+    edu_msi(d, 0);
+    g_assert_cmphex(rd(d, R_EVT_TAIL), ==, 32);
+
+    stop(d);
+    stop(c);
+    unlink(file);
+}
+
 /*
  * Status bits are write-1-to-clear: writing 0 leaves them.  Linux's
  * GA-log handler writes only GAInt|GALogOverflow (0x600); a pending
@@ -615,31 +706,32 @@ static void test_cmdbuf_unsized(void)
     stop(c);
 }
 
-/* Garbage in registers and tables: QEMU survives and stays consistent. */
+/*
+ * Garbage in registers, tables, commands and IRTEs, with the command
+ * buffer, both logs and IntCapXT enabled at random: QEMU survives
+ * (no hang, no crash) and stays consistent.
+ */
 static void test_garbage(void)
 {
     static const uint64_t regs[] = {
         R_DEVTAB, R_EVT_BASE, R_CONTROL, R_GA_BASE, R_GA_TAIL_ADDR,
         R_EVT_HEAD, R_EVT_TAIL, R_STATUS, R_GA_HEAD, R_GA_TAIL,
-        0x0008, 0x2000, 0x2008, 0x0038, 0x2030, 0x2038,
+        R_CMD_BASE, R_CMD_HEAD, R_CMD_TAIL, 0x0038, 0x2030, 0x2038,
+        R_XT_EVT, R_XT_GA,
     };
     Ctx *c = start(true);
     GRand *rand = g_rand_new_with_seed(0x9a11);
     uint64_t posted, doorbells, entries, remapped;
     QDict *resp;
 
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < 600; i++) {
         uint64_t v = ((uint64_t)g_rand_int(rand) << 32) | g_rand_int(rand);
         int idx = g_rand_int_range(rand, 0, 16);
 
-        switch (g_rand_int_range(rand, 0, 5)) {
+        switch (g_rand_int_range(rand, 0, 6)) {
         case 0: {
             uint64_t reg = regs[g_rand_int_range(rand, 0, G_N_ELEMENTS(regs))];
 
-            /* Keep the command buffer off: it is not under test here. */
-            if (reg == R_CONTROL) {
-                v &= ~(1ULL << 12);
-            }
             if (g_rand_boolean(rand)) {
                 wr(c, reg, v);
             } else {
@@ -657,8 +749,16 @@ static void test_garbage(void)
                          8 * g_rand_int_range(rand, 0, 4), v);
             break;
         case 3:
-            wr(c, R_CONTROL, ga_control);
+            wr(c, R_CONTROL, ga_control | CTL_CMDBUF_EN |
+               (g_rand_boolean(rand) ? CTL_INTCAPXT_EN : 0));
             wr(c, R_DEVTAB, DEVTAB);
+            break;
+        case 4:
+            /* a random command in a programmed buffer, then run it */
+            wr(c, R_CMD_BASE, CMDBUF | (8ULL << 56));
+            qtest_writeq(c->qts, CMDBUF + idx * 16, v);
+            qtest_writeq(c->qts, CMDBUF + idx * 16 + 8, v * 0x9e3779b9);
+            wr(c, R_CMD_TAIL, (idx + 1) * 16);
             break;
         default:
             edu_msi(c, g_rand_int_range(rand, 0, 0x800));
@@ -699,5 +799,6 @@ int main(int argc, char **argv)
     qtest_add_func("/amd-iommu-ga/cmdbuf-unsized", test_cmdbuf_unsized);
     qtest_add_func("/amd-iommu-ga/dma-fault", test_dma_fault);
     qtest_add_func("/amd-iommu-ga/intcapxt", test_intcapxt);
+    qtest_add_func("/amd-iommu-ga/migration", test_migration);
     return g_test_run();
 }
