@@ -198,6 +198,10 @@ static void test_parsers(void)
     g_assert_cmpstr(apicv_kvm_inhibit_bit_name(APICV_KVER(7, 3), 12), ==,
                     "PHYSICAL_ID_TOO_BIG");
     g_assert_null(apicv_kvm_inhibit_bit_name(APICV_KVER(6, 3), 9));
+    g_assert_cmpstr(apicv_kvm_inhibit_bit_name(APICV_KVER(6, 8), 0), ==,
+                    "DISABLE");
+    g_assert_cmpstr(apicv_kvm_inhibit_bit_name(APICV_KVER(6, 12), 0), ==,
+                    "DISABLED");
     g_assert_null(apicv_kvm_inhibit_bit_name(APICV_KVER(6, 12), 40));
 
     zen4(&f, "6.8.0-45-generic");

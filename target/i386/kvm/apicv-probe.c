@@ -270,6 +270,9 @@ const char *apicv_kvm_inhibit_bit_name(int kernel, int bit)
     } else {
         return NULL;        /* not read, or no kvm_apicv_inhibit_changed */
     }
+    if (bit == 0 && kernel < APICV_KVER(6, 11)) {
+        return "DISABLE";           /* renamed in 6.11 (f992572120fb) */
+    }
     return bit >= 0 && bit < n ? names[bit] : NULL;
 }
 
