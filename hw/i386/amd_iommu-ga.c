@@ -243,6 +243,7 @@ bool amdvi_ga_read_irte(hwaddr addr, uint64_t *lo, uint64_t *hi)
 {
     hwaddr xlat, len = 16;
     MemoryRegion *mr;
+    Int128 *ptr;
     Int128 v;
 
     if (!HAVE_ATOMIC128_RW || (addr & 15)) {
@@ -255,8 +256,12 @@ bool amdvi_ga_read_irte(hwaddr addr, uint64_t *lo, uint64_t *hi)
         memory_region_is_ram_device(mr) || len < 16) {
         return false;
     }
+    ptr = memory_region_get_ram_ptr(mr) + xlat;
+    if ((uintptr_t)ptr & 15) {
+        return false;           /* the host mapping must be aligned too */
+    }
     /* One 16-byte load: a guest's cmpxchg16b is seen whole or not at all */
-    v = atomic16_read_rw(memory_region_get_ram_ptr(mr) + xlat);
+    v = atomic16_read_rw(ptr);
     *lo = le64_to_cpu(int128_getlo(v));
     *hi = le64_to_cpu(int128_gethi(v));
     return true;

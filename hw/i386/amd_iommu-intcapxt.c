@@ -48,7 +48,12 @@ bool amdvi_intcapxt_mmio_write(AMDVIState *s, hwaddr addr, uint64_t val,
         trace_amdvi_intcapxt_bad_access(addr, size);
         return true;
     }
-    mask = (size == 8 ? ~0ULL : 0xffffffffULL) << shift;
+    /*
+     * Writable: DestMode (2), Destination 23:0 (31:8), Vector (39:32),
+     * Destination 31:24 (63:56); the rest is reserved.
+     */
+    mask = ((size == 8 ? ~0ULL : 0xffffffffULL) << shift) &
+           (BIT_ULL(2) | MAKE_64BIT_MASK(8, 32) | MAKE_64BIT_MASK(56, 8));
     old = ldq_le_p(&s->mmior[reg]);
     stq_le_p(&s->mmior[reg], (old & ~mask) | ((val << shift) & mask));
     return true;

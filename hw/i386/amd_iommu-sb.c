@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * The southbridge function of the emulated AMD IOMMU's platform: a PCI
- * function at 00:14.0 with the class of an AMD FCH SMBus controller.
+ * function at 00:14.0 with the class of an SMBus controller, as AMD's
+ * FCH SMBus controller has.
  *
  * The IVRS table names 00:14.0 as the device ID of the southbridge
  * IOAPIC (the one with GSI 0), as on AMD platforms, and the IOMMU
@@ -21,6 +22,7 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
+#include "hw/pci/pci.h"
 #include "hw/pci/pci_ids.h"
 #include "migration/vmstate.h"
 #include "amd_iommu.h"
@@ -28,8 +30,12 @@
 
 #define TYPE_AMDVI_SOUTHBRIDGE "amd-iommu-southbridge"
 
-/* The AMD FCH SMBus controller's ID (as Linux's PCI IDs have it) */
-#define AMDVI_SB_DEVICE_ID      0x790b
+/*
+ * Not a real FCH SMBus ID (1022:790b): Linux's i2c-piix4 and sp5100_tco
+ * bind that one and poke FCH registers that are not there.  Linux's
+ * check reads only the class; a QEMU vendor ID no driver claims.
+ */
+#define AMDVI_SB_DEVICE_ID      0x00fe
 #define AMDVI_SB_DEVFN          PCI_DEVFN(0x14, 0)
 
 typedef struct AMDVISouthbridge {
@@ -51,13 +57,14 @@ static void amdvi_sb_class_init(ObjectClass *klass, void *data)
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
 
-    k->vendor_id = PCI_VENDOR_ID_AMD;
+    k->vendor_id = PCI_VENDOR_ID_REDHAT;
     k->device_id = AMDVI_SB_DEVICE_ID;
     k->class_id = PCI_CLASS_SERIAL_SMBUS;
     dc->desc = "AMD IOMMU platform: southbridge (SMBus) function";
     dc->vmsd = &vmstate_amdvi_sb;
     /* created by amd-iommu, at the address its IVRS names */
     dc->user_creatable = false;
+    dc->hotpluggable = false;
 }
 
 static const TypeInfo amdvi_sb_info = {

@@ -512,6 +512,23 @@ static void test_dma_fault(void)
     qtest_writeq(c->qts, DEVTAB + EDU_DEVID * 32, dte0);
     edu_dma(c, 0x6000, false);
     check_dma_fault(c, 32, 0x6000, 0x10 | 0x40);
+
+    /* a read-write leaf under a read-only directory: writes fault */
+    qtest_writeq(c->qts, DEVTAB + EDU_DEVID * 32,
+                 1 | 2 | (2ULL << 9) | PTROOT | (3ULL << 61));
+    qtest_writeq(c->qts, PTROOT, (PTROOT + 0x1000) | 1 | (1ULL << 9) |
+                 (1ULL << 61));
+    qtest_writeq(c->qts, PTROOT + 0x1000 + 8, 0x700000 | 1 | (3ULL << 61));
+    edu_dma(c, 0x1000, true);
+    check_dma_fault(c, 48, 0x1000, 0x20 | 0x10 | 0x40);
+    /* a not-present leaf */
+    edu_dma(c, 0x2000, false);
+    check_dma_fault(c, 64, 0x2000, 0);
+
+    /* a directory that points to itself a level down: no endless walk */
+    qtest_writeq(c->qts, PTROOT, PTROOT | 1 | (2ULL << 9) | (3ULL << 61));
+    edu_dma(c, 0x1000, false);
+    check_dma_fault(c, 80, 0x1000, 0x10 | 0x40);
     stop(c);
 }
 
@@ -658,6 +675,41 @@ static void test_migration(void)
     unlink(file);
 }
 
+/* A GA log stopped by an overflow stays stopped across migration. */
+static void test_migration_overflow(void)
+{
+    Ctx *c = start(true);
+    g_autofree char *file = g_strdup_printf("%s/amdvi-migration-ovf-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", file);
+    QTestState *d;
+    QDict *rsp;
+
+    wr(c, R_CONTROL, ga_control);
+    write_irte_ga(c, 1, true, false, true, 0x77, 0x30, BACKING);
+    wr(c, R_GA_HEAD, 8);
+    edu_msi(c, 1);                          /* full: overflow, log stops */
+    g_assert_true(rd(c, R_STATUS) & ST_GALOG_OVF);
+    g_assert_false(rd(c, R_STATUS) & ST_GALOG_RUN);
+
+    rsp = qtest_qmp(c->qts, "{ 'execute': 'migrate', "
+                    "'arguments': { 'uri': %s } }", uri);
+    qobject_unref(rsp);
+    wait_migration(c->qts, "completed");
+    d = qtest_initf("-M q35 -smp 2 -device amd-iommu,intremap=on,"
+                    "x-ga-vapic=on,xtsup=off,id=iommu0 "
+                    "-device edu,addr=04.0 -incoming defer");
+    rsp = qtest_qmp(d, "{ 'execute': 'migrate-incoming', "
+                    "'arguments': { 'uri': %s } }", uri);
+    qobject_unref(rsp);
+    wait_migration(d, "completed");
+    g_assert_false(qtest_readq(d, MMIO + R_STATUS) & ST_GALOG_RUN);
+    g_assert_true(qtest_readq(d, MMIO + R_STATUS) & ST_GALOG_OVF);
+    qtest_quit(d);
+    stop(c);
+    unlink(file);
+}
+
 /*
  * Status bits are write-1-to-clear: writing 0 leaves them.  Linux's
  * GA-log handler writes only GAInt|GALogOverflow (0x600); a pending
@@ -800,5 +852,7 @@ int main(int argc, char **argv)
     qtest_add_func("/amd-iommu-ga/dma-fault", test_dma_fault);
     qtest_add_func("/amd-iommu-ga/intcapxt", test_intcapxt);
     qtest_add_func("/amd-iommu-ga/migration", test_migration);
+    qtest_add_func("/amd-iommu-ga/migration-overflow",
+                   test_migration_overflow);
     return g_test_run();
 }
