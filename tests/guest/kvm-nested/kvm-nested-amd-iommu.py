@@ -59,8 +59,9 @@ def main():
     ir_lines = [l for l in l2["console"].splitlines() if "IR-IO-APIC" in l]
     if not l2["booted"] or not ir_lines:
         errors.append("L2 on amd-iommu under KVM: booted %s, IR-IO-APIC "
-                      "lines %d; %s" % (l2["booted"], len(ir_lines),
-                                        l2["console"][-800:]))
+                      "lines %d, rc %s; console %r; stderr %r" % (
+                          l2["booted"], len(ir_lines), l2["rc"],
+                          l2["console"][-800:], l2["stderr"][-800:]))
     print("L2 booted: %s, interrupts through IR-IO-APIC: %s" % (
         l2["booted"], [l.split()[-1] for l in ir_lines]))
     print("elapsed %.1f s" % (time.time() - start))
