@@ -169,7 +169,35 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     L1 QEMU always gets -L /fw -display none -nodefaults, and -qmp stdio
     fed with qmp_capabilities, the commands (ids 0, 1, ...) and quit.
     Returns {"l1": {...}, "cases": {name: {...}}, "l2": {...}, "raw",
-    "console"}; raises TestbedError if L0 fails or times out."""
+    "console"}; raises TestbedError if L0 fails or times out.
+
+    Nested SVM under TCG (upstream's emulation, not the code under test)
+    now and then resets a guest that runs L2: L1 then stops without a
+    word, or L2 stops mid-boot (its QEMU in L1 exits 0, as on a reset
+    with -no-reboot, its console cut off before the marker).  Seen on
+    up to a third of the runs whose L2 has a split irqchip.  Such a run
+    is repeated, at most twice, and said so on stdout."""
+    attempts = 3
+    for attempt in range(1, attempts + 1):
+        try:
+            res = _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2,
+                                    l2_boot, kvm_amd_params, l0_extra_args,
+                                    timeout)
+        except TestbedError as e:
+            if attempt == attempts or str(e) != "L1 did not finish":
+                raise
+            print("testbed: L1 reset itself before finishing; run repeated")
+            continue
+        l2_res = res.get("l2")
+        if attempt < attempts and l2_res and not l2_res["booted"] and \
+                l2_res["rc"] == 0:
+            print("testbed: L2 stopped mid-boot (a reset); run repeated")
+            continue
+        return res
+
+
+def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
+                      kvm_amd_params, l0_extra_args, timeout):
     l2 = (l2 or {"args": []}) if l2_boot else None
     with tempfile.TemporaryDirectory(prefix="kvm-nested-") as tmp:
         initrd = os.path.join(tmp, "l1.cpio")
