@@ -15,7 +15,7 @@ then run
   scripts/kvm-apicv-report.py /tmp/vm.qmp [SECONDS]
 
 It prints x-query-kvm-apicv (host probe, requested and negotiated mode,
-predicted inhibits, per VFIO vector whether KVM irqfd carries it) and
+predicted and observed inhibits, per VFIO vector whether it can be posted) and
 the "irq" stats provider's host and per-vCPU counters twice, SECONDS
 apart (default 5), with the difference: posted-interrupt rows of
 /proc/interrupts (PIN/PIW/NPI, AMD-Vi GA log) and the
@@ -78,12 +78,19 @@ def main():
     if not info["kvm"]:
         print("KVM is not in use in this VM: nothing was negotiated.")
     else:
-        print("apicv=%s: host offers %s, the VM runs with %s" % (
-            info["requested"], info["host-mode"], info["mode"]))
+        print("apicv=%s: host offers %s, the VM is expected to run with %s"
+              % (info["requested"], info["host-mode"], info["mode"]))
         if "host-detail" in info:
             print("  host: " + info["host-detail"])
         for inh in info.get("inhibits", []):
-            print("  inhibit %s: %s" % (inh["reason"], inh["detail"]))
+            print("  inhibit %s (%s): %s; fix: %s" % (
+                inh["reason"], inh["likelihood"], inh["detail"], inh["fix"]))
+        obs = info.get("observed", {})
+        if obs.get("available"):
+            print("  KVM says (tracepoints): inhibits %s, %d lost events"
+                  % (obs.get("inhibits", "unknown"), obs["lost-events"]))
+        else:
+            print("  KVM's tracepoints: not read (%s)" % obs.get("detail"))
         if info.get("pit-discard"):
             print("  in-kernel PIT set to lost_tick_policy=discard")
         print("device-posted-irqs=%s: %s%s" % (
@@ -91,9 +98,12 @@ def main():
             ": " + info["device-posting-detail"]
             if "device-posting-detail" in info else ""))
         for v in info.get("vfio-vectors", []):
-            print("  %s %s %d: %s" % (v["device"], v["kind"], v["vector"],
-                  "KVM irqfd (can be posted)" if v["kvm-irqfd"]
-                  else "through QEMU"))
+            print("  %s %s %d: %s%s%s" % (
+                v["device"], v["kind"], v["vector"],
+                "KVM irqfd" if v["kvm-irqfd"] else "through QEMU",
+                ", can be posted" if v["can-post"] else "",
+                ", IRTE set to post to vCPU %d" % v["irte-vcpu"]
+                if "irte-vcpu" in v else ""))
         print("host probe:")
         for fact in info.get("host-facts", []):
             print("  %-40s %s" % (fact["name"], fact["value"]))

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * HMP "info kvm-apicv": query-kvm-apicv in words.
+ * HMP "info kvm-apicv": x-query-kvm-apicv in words.
  */
 
 #include "qemu/osdep.h"

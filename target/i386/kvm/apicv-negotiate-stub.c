@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
- * query-kvm-apicv in a build without KVM: KVM is not in use.
+ * x-query-kvm-apicv in a build without KVM: KVM is not in use.
  * (target/i386/kvm/apicv-negotiate.c is the real one.)
  */
 
