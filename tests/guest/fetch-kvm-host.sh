@@ -35,27 +35,13 @@ command -v xz >/dev/null || apt-get install -y -q xz-utils >&2
 
 apt="$dir/apt"
 rm -rf "$dir/debs" "$dir/x" "$dir/modules"
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$dir/debs" \
-    "$dir/modules"
+mkdir -p "$dir/debs" "$dir/modules"
 
 # busybox-static through this machine's apt configuration.
 (cd "$dir/debs" && apt-get download -q busybox-static >&2)
 
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-key=/usr/share/keyrings/debian-archive-keyring.gpg
-for suite in trixie trixie-backports; do
-    echo "deb [signed-by=$key] $mirror $suite main"
-done > "$apt/sources.list"
-cat > "$apt/apt.conf" <<EOC
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; };
-Dir::Etc::SourceList "$apt/sources.list";
-Dir::Etc::SourceParts "/nonexistent";
-Dir::State::Lists "$apt/lists";
-Dir::Cache "$apt/cache";
-Dir::State::status "/dev/null";
-EOC
-export APT_CONFIG="$apt/apt.conf"
+. "$(dirname "$0")/private-apt.sh"
+private_apt "$apt" amd64 trixie trixie-backports
 apt-get update -q >&2 || say "apt-get update reported errors"
 
 # Newest package whose name matches the extended regex $1.
@@ -76,7 +62,7 @@ if [ -z "$pkgs" ]; then
     fi
 fi
 if [ -z "$pkgs" ]; then
-    say "no amd64 kernel $version in trixie or trixie-backports ($mirror)"
+    say "no amd64 kernel $version in trixie or trixie-backports"
     exit 1
 fi
 say "downloading $pkgs"

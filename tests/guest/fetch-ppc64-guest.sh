@@ -16,23 +16,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${QEMU_FORK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-irq-fork}
 dir="$cache/guests/ppc64"
 apt="$dir/apt"
-mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$dir/debs"
+mkdir -p "$dir/debs"
 
 say() { echo "fetch-ppc64-guest: $*" >&2; }
 
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main" \
-    > "$apt/sources.list"
-cat > "$apt/apt.conf" <<EOC
-APT::Architecture "ppc64el";
-APT::Architectures { "ppc64el"; };
-Dir::Etc::SourceList "$apt/sources.list";
-Dir::Etc::SourceParts "/nonexistent";
-Dir::State::Lists "$apt/lists";
-Dir::Cache "$apt/cache";
-Dir::State::status "/dev/null";
-EOC
-export APT_CONFIG="$apt/apt.conf"
+. "$(dirname "$0")/private-apt.sh"
+private_apt "$apt" ppc64el bookworm
 
 if [ ! -f "$dir/kernel.done" ]; then
     apt-get update -q >&2 || say "apt-get update reported errors"

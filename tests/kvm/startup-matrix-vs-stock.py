@@ -132,8 +132,7 @@ def main():
     for apicv in ("auto", "on", "off"):
         for post in ("auto", "on", "off"):
             for irq in ("on", "split"):
-                cases.append(("q35", irq, None, "qemu64,+x2apic", apicv,
-                              post))
+                cases.append(("q35", irq, None, "host", apicv, post))
 
     failures = []
     for (m, irq, pit, cpu, apicv, post) in cases:

@@ -15,16 +15,20 @@
 #include "target/i386/kvm/apicv-trace.h"
 #include <linux/perf_event.h>
 
+/* The fields every tracepoint record starts with */
+#define COMMON_FIELDS \
+    "format:\n" \
+    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;" \
+    "\tsigned:0;\n" \
+    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+    "\n"
+
 static const char irte_6_12[] =
     "name: kvm_pi_irte_update\n"
     "ID: 1702\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
-    "\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
+    COMMON_FIELDS
     "\tfield:unsigned int host_irq;\toffset:8;\tsize:4;\tsigned:0;\n"
     "\tfield:unsigned int vcpu_id;\toffset:12;\tsize:4;\tsigned:0;\n"
     "\tfield:unsigned int gsi;\toffset:16;\tsize:4;\tsigned:0;\n"
@@ -40,13 +44,7 @@ static const char irte_6_12[] =
 static const char irte_6_17[] =
     "name: kvm_pi_irte_update\n"
     "ID: 1811\n"
-    "format:\n"
-    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;"
-    "\tsigned:0;\n"
-    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-    "\n"
+    COMMON_FIELDS
     "\tfield:unsigned int host_irq;\toffset:8;\tsize:4;\tsigned:0;\n"
     "\tfield:int vcpu_id;\toffset:12;\tsize:4;\tsigned:1;\n"
     "\tfield:unsigned int gsi;\toffset:16;\tsize:4;\tsigned:0;\n"

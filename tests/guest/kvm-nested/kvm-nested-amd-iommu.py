@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testbed import TestbedError, run_testbed  # noqa: E402
+from testbed import TestbedError, run_testbed, verdict  # noqa: E402
 
 IOMMU = ["-accel", "kvm", "-M", "q35,kernel-irqchip=split",
          "-device", "amd-iommu,intremap=on"]
@@ -64,11 +64,7 @@ def main():
                           l2["console"][-800:], l2["stderr"][-800:]))
     print("L2 booted: %s, interrupts through IR-IO-APIC: %s" % (
         l2["booted"], [l.split()[-1] for l in ir_lines]))
-    print("elapsed %.1f s" % (time.time() - start))
-    for e in errors:
-        print("FAIL: " + e)
-    print("PASS" if not errors else "FAIL")
-    return 1 if errors else 0
+    return verdict(errors, start)
 
 
 if __name__ == "__main__":

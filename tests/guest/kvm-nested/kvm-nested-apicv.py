@@ -31,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testbed import TestbedError, run_testbed  # noqa: E402
+from testbed import TestbedError, run_testbed, verdict  # noqa: E402
 
 QUERY = {"execute": "x-query-kvm-apicv"}
 SPLIT = "q35,kernel-irqchip=split"
@@ -174,11 +174,7 @@ def main():
     for name, (expect, want) in big.items():
         outcome = check_case(name, res["cases"][name], expect, want, errors)
         print("%-22s %s" % (name, outcome))
-    print("elapsed %.1f s" % (time.time() - start))
-    for e in errors:
-        print("FAIL: " + e)
-    print("PASS" if not errors else "FAIL")
-    return 1 if errors else 0
+    return verdict(errors, start)
 
 
 if __name__ == "__main__":

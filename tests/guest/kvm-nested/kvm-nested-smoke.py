@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from testbed import TestbedError, run_testbed  # noqa: E402
+from testbed import TestbedError, run_testbed, verdict  # noqa: E402
 
 QUERY = {"execute": "x-query-kvm-apicv"}
 CASES = [
@@ -85,11 +85,7 @@ def main():
         errors.append("L2 did not boot: rc %s, stderr: %s, console tail: %s"
                       % (l2["rc"], l2["stderr"].strip()[-500:],
                          l2["console"][-1000:]))
-    print("elapsed %.1f s" % (time.time() - start))
-    for e in errors:
-        print("FAIL: " + e)
-    print("PASS" if not errors else "FAIL")
-    return 1 if errors else 0
+    return verdict(errors, start)
 
 
 if __name__ == "__main__":

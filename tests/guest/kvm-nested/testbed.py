@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 
 from initramfs import pack
 
@@ -255,3 +256,13 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                      "stderr": run["stderr"], "trace": run["trace"],
                      "booted": L2_MARKER in run["stdout"]}
     return res
+
+
+def verdict(errors, start):
+    """Print the elapsed time, each error and PASS or FAIL; the exit
+    status of a test script."""
+    print("elapsed %.1f s" % (time.time() - start))
+    for e in errors:
+        print("FAIL: " + e)
+    print("PASS" if not errors else "FAIL")
+    return 1 if errors else 0

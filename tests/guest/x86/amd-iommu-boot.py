@@ -20,31 +20,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "scripts"))
 from qmp import VM  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guest_output import interrupt_count, section  # noqa: E402
+
 CONFIGS = [
     ("ga=off", False, False),
     ("ga=on", True, False),
     ("ga=off xtsup", False, True),
     ("ga=on xtsup", True, True),
 ]
-
-
-def section(text, name):
-    m = re.search(r"=== GUEST %s ===\n(.*?)(?====)" % name, text, re.S)
-    return m.group(1) if m else ""
-
-
-def remapped_ioapic_irqs(interrupts):
-    """Total count of the interrupts that arrived through IR-IO-APIC."""
-    total = 0
-    for line in interrupts.splitlines():
-        if "IR-IO-APIC" not in line:
-            continue
-        fields = line.split()
-        for f in fields[1:]:
-            if not f.isdigit():
-                break
-            total += int(f)
-    return total
 
 
 def boot(qemu, guest, label, ga, xtsup):
@@ -79,7 +63,7 @@ def boot(qemu, guest, label, ga, xtsup):
         text = f.read()
     dmesg = section(text, "DMESG")
     interrupts = section(text, "INTERRUPTS")
-    irqs = remapped_ioapic_irqs(interrupts)
+    irqs = interrupt_count(interrupts, "IR-IO-APIC")
 
     if "AMD-Vi: Interrupt remapping enabled" not in dmesg:
         errors.append("interrupt remapping not enabled")

@@ -18,26 +18,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from guest_output import interrupt_count, section  # noqa: E402
+
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                    "..")
-
-
-def section(text, name):
-    m = re.search(r"=== GUEST %s ===\n(.*?)(?====)" % name, text, re.S)
-    return m.group(1) if m else ""
-
-
-def amdvi_interrupts(interrupts):
-    """Interrupts counted on the IOMMU's own lines (AMD-Vi*)."""
-    total = 0
-    for line in interrupts.splitlines():
-        if "AMD-Vi" not in line:
-            continue
-        for f in line.split()[1:]:
-            if not f.isdigit():
-                break
-            total += int(f)
-    return total
 
 
 def boot(qemu, hostdir, initrd, label, xtsup):
@@ -58,7 +43,7 @@ def boot(qemu, hostdir, initrd, label, xtsup):
         out = (e.stdout or b"").decode(errors="replace") + "\n(timeout)"
     text = out.replace("\r", "")
     dmesg = section(text, "DMESG")
-    irqs = amdvi_interrupts(section(text, "INTERRUPTS"))
+    irqs = interrupt_count(section(text, "INTERRUPTS"), "AMD-Vi")
     errors = []
     if "=== GUEST END ===" not in text:
         errors.append("the guest did not finish")
