@@ -5,7 +5,8 @@
 #   make demo     boot each binary, ask QMP, print a summary
 #   make check    our tests + the nearest upstream qtests; ends with
 #                 "N passed, N failed"
-#   make bench    XICS benchmark of the fork against stock QEMU
+#   make bench    XICS benchmarks of the fork against stock QEMU (our
+#                 ppc64 guest, then Linux: also `make bench-linux`)
 #   make check-tsan  the XICS stress test under ThreadSanitizer
 #   make pq-status / pq-export   patch queue (scripts/pq)
 
@@ -48,7 +49,7 @@ COMPAT_TESTS := xics-migration
 GUEST_TESTS_ppc64 := xics-mttcg
 GUEST_COMPAT_TESTS_ppc64 := xics-live-migration
 
-.PHONY: all build configure demo check check-build check-tsan stock bench pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux pq-status pq-export clean distclean
 
 all: build
 
@@ -96,12 +97,25 @@ demo: build
 
 # XICS benchmark, fork against stock, with our ppc64 guest (results go
 # to docs/benchmarks.md by hand).  BENCH_RUNS runs per binary and size.
+# Then the Linux-guest benchmark (idle wake-ups and IPI bursts: futex
+# ping-pong and membarrier in Debian's ppc64le kernel; fork xics against
+# stock xics and stock xive), also alone as `make bench-linux`;
+# BENCH_LINUX_SECONDS per workload phase.
 BENCH_RUNS ?= 5
-bench: build stock guest-ppc64
+BENCH_LINUX_SECONDS ?= 5
+BENCH_LINUX = /usr/bin/python3 tests/guest/ppc64-linux/xics-linux-bench.py \
+	    build/qemu-system-ppc64 build-stock/qemu-system-ppc64 $(BENCH_RUNS) \
+	    --seconds $(BENCH_LINUX_SECONDS)
+bench: build stock guest-ppc64 ipi-bench
 	/usr/bin/python3 tests/guest/ppc64/xics-bench.py \
 	    build/qemu-system-ppc64 build-stock/qemu-system-ppc64 $(BENCH_RUNS)
+	$(BENCH_LINUX)
+
+bench-linux: build stock ipi-bench
+	$(BENCH_LINUX)
 
 include tests/guest/ppc64/guest.mk
+include tests/guest/ppc64-linux/ipi-bench.mk
 
 pq-status:
 	scripts/pq status

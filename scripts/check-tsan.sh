@@ -4,7 +4,8 @@
 # make check-tsan: build the fork's qemu-system-ppc64 with
 # ThreadSanitizer into build-tsan/ (from the assembled tree in
 # build/src; ccache shared) and run the multi-threaded XICS stress test
-# (tests/qtest/xics-test -p .../xics/stress) under it.  Fails when the
+# (tests/qtest/xics-test -p .../xics/stress) and a Debian ppc64le Linux
+# guest (pseries at 2 vCPUs under MTTCG, PowerNV) under it.  Fails when the
 # stress test fails or when ThreadSanitizer reports a race involving
 # the XICS, the ppc interrupt line or the TCG interrupt request code;
 # other reports (glib, RCU, coroutines: known upstream noise) are
@@ -52,9 +53,23 @@ if [ $rc -ne 0 ]; then
     exit 1
 fi
 
+# A real guest on the TSan build: Debian's ppc64le Linux on
+# pseries,ic-mode=xics at 2 vCPUs under MTTCG and PowerNV (POWER8,
+# shares the XICS code), IPIs on every CPU, console and EPOW interrupts
+# (tests/guest/ppc64-linux/linux-mttcg.py, slower timeouts).
+guest=$(sh "$top/tests/guest/fetch-ppc64-guest.sh")
+LINUX_MTTCG_SMPS=2 LINUX_MTTCG_TIMEOUT=900 \
+TSAN_OPTIONS="suppressions=$src/tests/tsan/suppressions.tsan halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
+    /usr/bin/python3 "$top/tests/guest/ppc64-linux/linux-mttcg.py" \
+    ./qemu-system-ppc64 "$guest" || rc=$?
+if [ $rc -ne 0 ]; then
+    echo "check-tsan: the Linux guest failed under ThreadSanitizer"
+    exit 1
+fi
+
 # One report per "WARNING: ThreadSanitizer" block; ours if any frame
 # of it is in the code the fork made BQL-free.
-ours='xics|icp_|ics_|ppc_set_irq|ppc_maybe_interrupt|ppc_clear_hard_interrupt|cpu_interrupt|cpu_reset_interrupt|tcg_handle_interrupt|spapr_hcall_unlocked|spapr_icp_table'
+ours='xics|icp_|ics_|ppc_set_irq|ppc_maybe_interrupt|ppc_clear_hard_interrupt|ppc_cpu_has_work|ppc_cpu_exec_interrupt|ppc_cpu_do_interrupt_unlocked|cpu_interrupt|cpu_reset_interrupt|cpu_set_interrupt|cpu_test_interrupt|tcg_handle_interrupt|cpu_handle_interrupt|mttcg_|qemu_cpu_kick|qemu_wait_io_event|spapr_hcall_unlocked|spapr_hypercall_unlocked|spapr_icp_table'
 total=0
 mine=0
 for f in "$logs"/tsan.*; do

@@ -4,7 +4,8 @@
 # Install everything the fork needs to build and test on Debian bookworm:
 # apt sources for bookworm-backports (meson >= 1.5, python3-pycotap) and
 # trixie deb-src (the pinned QEMU base), then the build dependencies,
-# the powerpc64le cross compiler for the ppc64 test guest and libvirt
+# the powerpc64le cross compiler for the ppc64 test guest (with the
+# ppc64el C library for static Linux programs: ipi-bench) and libvirt
 # 11.3 from bookworm-backports (the QEMU driver, the daemons and virsh,
 # without libvirt-daemon-system's services) for tests/kvm/libvirt-domain.py.
 # As non-root it only prints the commands to run.
@@ -19,6 +20,7 @@ python3-venv python3-pycotap python3-tomli dpkg-dev xz-utils \
 libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev \
 flex bison seabios ipxe-qemu qemu-system-data \
 gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu \
+libc6-dev-ppc64el-cross \
 libvirt-daemon-driver-qemu libvirt-daemon libvirt-clients"
 
 write_sources() {

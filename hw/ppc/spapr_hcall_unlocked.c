@@ -23,24 +23,22 @@ void spapr_register_hypercall_unlocked(target_ulong opcode, spapr_hcall_fn fn)
     unlocked_hcall_table[opcode / 4] = fn;
 }
 
-bool spapr_hypercall_unlocked(PowerPCCPU *cpu, target_ulong opcode,
-                              target_ulong *args, target_ulong *ret)
+bool spapr_hypercall_is_unlocked(target_ulong opcode)
 {
-    SpaprMachineState *spapr;
-    spapr_hcall_fn fn;
+    return opcode <= MAX_HCALL_OPCODE && !(opcode & 3) &&
+           unlocked_hcall_table[opcode / 4];
+}
 
-    if (opcode > MAX_HCALL_OPCODE || (opcode & 3)) {
-        return false;
-    }
-    fn = unlocked_hcall_table[opcode / 4];
-    if (!fn) {
-        return false;
-    }
+target_ulong spapr_hypercall_unlocked(SpaprMachineState *spapr,
+                                      PowerPCCPU *cpu, target_ulong opcode,
+                                      target_ulong *args)
+{
+    target_ulong ret;
 
-    spapr = SPAPR_MACHINE(qdev_get_machine());
+    assert(spapr_hypercall_is_unlocked(opcode));
     /* Presenter lookups are RCU-protected (CPU hot-unplug) */
     WITH_RCU_READ_LOCK_GUARD() {
-        *ret = fn(cpu, spapr, opcode, args);
+        ret = unlocked_hcall_table[opcode / 4](cpu, spapr, opcode, args);
     }
-    return true;
+    return ret;
 }
