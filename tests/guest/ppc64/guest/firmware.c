@@ -92,6 +92,7 @@ static struct {
     { "ibm,int-off" }, { "ibm,read-pci-config" }, { "ibm,write-pci-config" },
     { "ibm,change-msi", 0, true },
     { "ibm,query-interrupt-source-number", 0, true },
+    { "stop-self", 0, true },
 };
 #define N_RTAS_FNS (sizeof(rtas_fns) / sizeof(rtas_fns[0]))
 

@@ -250,6 +250,7 @@ extern unsigned long opt_cede;
 void run_tests(void);
 void run_bench(void);
 void run_soak(void);
+void run_stopself(void);
 void check(bool cond, const char *fmt, ...);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xics-guest main: reads its options from /chosen "bootargs" (QEMU's
- * -append): mode=test|bench|soak, n=COUNT, ms=MILLISECONDS,
+ * -append): mode=test|bench|soak|stopself, n=COUNT, ms=MILLISECONDS,
  * phases=LIST, msi=N (the first N edu devices use their MSI),
  * dec=TICKS (decrementer period, default 0x7fffffff), cede=0 (waiting
  * CPUs spin instead of H_CEDE); finds RTAS, the CPUs and the PCI devices, switches
@@ -82,6 +82,8 @@ static void run_mode(void)
         run_bench();
     } else if (!strcmp(opt_mode, "soak")) {
         run_soak();
+    } else if (!strcmp(opt_mode, "stopself")) {
+        run_stopself();
     } else {
         run_tests();
     }
