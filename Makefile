@@ -46,8 +46,9 @@ KVM_HOST_GUEST_TESTS_x86_64 := amd-iommu-events
 COMPAT_TESTS := xics-migration
 # Our freestanding ppc64 guest (tests/guest/ppc64/guest, built by
 # tests/guest/ppc64/guest.mk) under MTTCG; the compat ones also need stock.
-# xics-stop-self: a vCPU in RTAS stop-self stays stopped under H_IPI fire.
-GUEST_TESTS_ppc64 := xics-mttcg xics-stop-self
+# xics-stop-self: a vCPU in RTAS stop-self stays stopped under H_IPI fire;
+# xics-hcall-log: -d int logs lock-free hypercalls with their opcodes.
+GUEST_TESTS_ppc64 := xics-mttcg xics-stop-self xics-hcall-log
 GUEST_COMPAT_TESTS_ppc64 := xics-live-migration
 
 .PHONY: all build configure demo check check-build check-tsan stock bench bench-linux pq-status pq-export clean distclean

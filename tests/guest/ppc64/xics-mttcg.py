@@ -31,8 +31,8 @@ import xics_guest as xg  # noqa: E402
 # A decrementer every 0.5 s (dec=) bounds how long a lost wake-up of a
 # ceded vCPU could hold a run up, should one come back (this harness
 # found one: an IPI raised without the BQL racing with the vCPU's wait,
-# fixed in qemu_cpu_kick()); it is still long enough for such a stall
-# to be reported (200 ms).
+# fixed by the per-vCPU wake-up event); it is still long enough for such
+# a stall to be reported (200 ms).
 DEC = " dec=0x10000000"
 CONFIGS = [
     # label, vCPUs, bootargs, devices
