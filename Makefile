@@ -31,8 +31,9 @@ QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
 UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-trace
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
-# Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics.
-LINUX_TESTS_ppc64 := linux-mttcg
+# Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics; vCPU
+# cores plugged and unplugged under IPI load.
+LINUX_TESTS_ppc64 := linux-mttcg cpu-hotplug
 # On this machine's /dev/kvm (tests/kvm/): start-up matrix (beside stock),
 # libvirt 11.3 starting <domain type='kvm'> with the fork.
 KVM_TESTS := startup-matrix-vs-stock libvirt-domain

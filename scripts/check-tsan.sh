@@ -40,12 +40,16 @@ for d in $(echo "$firmware" | tr : ' '); do
     [ -e "$out/qemu-bundle$d" ] || ln -s "$d" "$out/qemu-bundle$d"
 done
 
+# QEMU's suppressions and ours (tests/tsan-fork.supp: races by design)
+supp="$out/suppressions.tsan"
+cat "$src/tests/tsan/suppressions.tsan" "$top/tests/tsan-fork.supp" > "$supp"
+
 logs="$out/tsan-logs"
 rm -rf "$logs"
 mkdir -p "$logs"
 cd "$out"
 rc=0
-TSAN_OPTIONS="suppressions=$src/tests/tsan/suppressions.tsan halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
+TSAN_OPTIONS="suppressions=$supp halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
 QTEST_QEMU_BINARY=./qemu-system-ppc64 XICS_STRESS_ROUNDS=$rounds \
     ./tests/qtest/xics-test --tap -p /ppc64/xics/stress || rc=$?
 if [ $rc -ne 0 ]; then
@@ -59,7 +63,7 @@ fi
 # (tests/guest/ppc64-linux/linux-mttcg.py, slower timeouts).
 guest=$(sh "$top/tests/guest/fetch-ppc64-guest.sh")
 LINUX_MTTCG_SMPS=2 LINUX_MTTCG_TIMEOUT=900 \
-TSAN_OPTIONS="suppressions=$src/tests/tsan/suppressions.tsan halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
+TSAN_OPTIONS="suppressions=$supp halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
     /usr/bin/python3 "$top/tests/guest/ppc64-linux/linux-mttcg.py" \
     ./qemu-system-ppc64 "$guest" || rc=$?
 if [ $rc -ne 0 ]; then
