@@ -71,6 +71,7 @@ for run in "2 mode=test n=40 phases=ipi,dev,mixed,mask" \
            "2 mode=stopself n=40"; do
     smp=${run%% *}
     args=${run#* }
+    RUN_GUEST_KILL=1 \
     TSAN_OPTIONS="suppressions=$supp halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
         timeout 900 /usr/bin/python3 "$top/tests/guest/ppc64/run-guest.py" \
         ./qemu-system-ppc64 "$smp" "$args" > "$logs/guest-$smp-${args%% *}.log" 2>&1 ||
