@@ -67,8 +67,8 @@ fi
 # more).
 make -s -C "$top" -f tests/guest/ppc64/guest.mk guest-ppc64
 for run in "2 mode=test n=40 phases=ipi,dev,mixed,mask" \
-           "4 mode=test n=20 phases=ipi,dev" \
-           "2 mode=stopself n=40"; do
+           "4 mode=test n=4 phases=ipi" \
+           "2 mode=stopself n=10"; do
     smp=${run%% *}
     args=${run#* }
     RUN_GUEST_KILL=1 \
@@ -86,7 +86,7 @@ done
 
 # One report per "WARNING: ThreadSanitizer" block; ours if any frame
 # of it is in the code the fork made BQL-free.
-ours='xics|icp_|ics_|ppc_set_irq|ppc_maybe_interrupt|ppc_clear_hard_interrupt|ppc_cpu_has_work|ppc_cpu_exec_interrupt|ppc_cpu_do_interrupt_unlocked|cpu_interrupt|cpu_reset_interrupt|cpu_set_interrupt|cpu_test_interrupt|tcg_handle_interrupt|cpu_handle_interrupt|mttcg_|qemu_cpu_kick|qemu_wait_io_event|spapr_hcall_unlocked|spapr_hypercall_unlocked|spapr_icp_table'
+ours='xics|icp_|ics_|ppc_set_irq|ppc_maybe_interrupt|ppc_clear_hard_interrupt|ppc_cpu_has_work|ppc_cpu_exec_interrupt|ppc_cpu_do_interrupt_unlocked|cpu_interrupt|cpu_reset_interrupt|cpu_set_interrupt|cpu_test_interrupt|tcg_handle_interrupt|cpu_handle_interrupt|mttcg_may_continue_unlocked|qemu_wait_halted_unlocked|qemu_halt_poll|qemu_cpu_kick|qemu_wait_io_event|spapr_hcall_unlocked|spapr_hypercall_unlocked|spapr_icp_table'
 total=0
 mine=0
 for f in "$logs"/tsan.*; do
