@@ -71,14 +71,23 @@ for run in "2 mode=test n=40 phases=ipi,dev,mixed,mask" \
            "2 mode=stopself n=10"; do
     smp=${run%% *}
     args=${run#* }
-    RUN_GUEST_KILL=1 \
+    log="$logs/guest-$smp-${args%% *}.log"
+    before=$(ls "$logs"/tsan.* 2>/dev/null)
+    RUN_GUEST_KILL=1 RUN_GUEST_TIMEOUT=240 \
     TSAN_OPTIONS="suppressions=$supp halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
-        timeout 900 /usr/bin/python3 "$top/tests/guest/ppc64/run-guest.py" \
-        ./qemu-system-ppc64 "$smp" "$args" > "$logs/guest-$smp-${args%% *}.log" 2>&1 ||
-        rc=$?
-    if [ $rc -ne 0 ]; then
+        /usr/bin/python3 "$top/tests/guest/ppc64/run-guest.py" \
+        ./qemu-system-ppc64 "$smp" "$args" > "$log" 2>&1 && grc=0 || grc=$?
+    new=$(ls "$logs"/tsan.* 2>/dev/null | grep -vxF "$before" || true)
+    if [ $grc -ne 0 ] && [ -n "$new" ] &&
+       grep -q "CHECK failed: sanitizer_stackdepot" $new; then
+        # TSan's own stack depot overflowed (see above): no verdict, but
+        # the reports it wrote before are still checked below.
+        echo "check-tsan: guest $smp vCPUs, $args: inconclusive (TSan's shadow stack overflowed)"
+        continue
+    fi
+    if [ $grc -ne 0 ]; then
         echo "check-tsan: the guest ($smp vCPUs, $args) failed under ThreadSanitizer"
-        tail -20 "$logs/guest-$smp-${args%% *}.log"
+        tail -20 "$log"
         exit 1
     fi
     echo "check-tsan: guest $smp vCPUs, $args: passed"

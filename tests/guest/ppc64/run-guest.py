@@ -7,7 +7,8 @@ the default), "e1000" (four e1000).
 Usage: run-guest.py QEMU-SYSTEM-PPC64 VCPUS "BOOTARGS" [edu|e1000]
 Example: run-guest.py build/qemu-system-ppc64 2 "mode=test n=300 phases=ipi"
 With RUN_GUEST_KILL=1 QEMU is killed after the verdict instead of quit
-(make check-tsan: a ThreadSanitizer build may hang on the way out).
+(make check-tsan: a ThreadSanitizer build may hang on the way out);
+RUN_GUEST_TIMEOUT is how long to wait for the verdict (default 300 s).
 """
 
 import json
@@ -23,7 +24,8 @@ def main():
     devices = xg.E1000_4 if sys.argv[4:] == ["e1000"] else xg.EDU4
     with xg.GuestVM(qemu, smp, bootargs, devices) as g:
         g.cont()
-        passed, text = g.wait_result(300)
+        passed, text = g.wait_result(
+            int(os.environ.get("RUN_GUEST_TIMEOUT", "300")))
         print(text, end="")
         per_vcpu, ics = xg.irq_stats(g.vm)
         if ics is not None:
