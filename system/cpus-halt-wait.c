@@ -1,0 +1,167 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The BQL-free halt wait of MTTCG vCPUs whose target opts in
+ * (CPUState::halt_wait_event, TCGCPUOps::cpu_exec_interrupt_unlocked):
+ * qemu_wait_halted_unlocked() waits for the wake-up of a halted vCPU
+ * on its halt_event, with adaptive halt polling before it sleeps, and
+ * yields the host CPU on pauses when vCPU threads wait for host CPUs.
+ * Called by the MTTCG loop (accel/tcg/tcg-accel-ops-mttcg.c) when
+ * cpu_exec() returns EXCP_HLT, or EXCP_INTERRUPT with the vCPU halted;
+ * tuned by the TCG accelerator (accel/tcg/tcg-all.c: x-halt-poll-ns,
+ * cpus_set_pause_yield()); cpus_pause_yield() tells ppc's translator
+ * whether priority nops should leave the TB.  The kick side is
+ * qemu_cpu_kick() in system/cpus.c, which sets halt_event.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/main-loop.h"
+#include "qemu/plugin.h"
+#include "qemu/rcu.h"
+#include "qemu/thread.h"
+#include "qemu/timer.h"
+#include "hw/core/cpu.h"
+#include "system/cpus.h"
+
+/*
+ * Halt polling, as KVM does for its vCPUs: before a halted vCPU sleeps,
+ * it spins for a while watching for a kick (every qemu_cpu_kick() of an
+ * MTTCG vCPU sets exit_request).  A wake-up within the window costs no
+ * host futex wake-up and scheduling latency, which dominate IPI round
+ * trips to idle vCPUs.  The window adapts per vCPU thread, from the
+ * length of each whole halt: it grows (doubling, from a tenth of the
+ * maximum) when the halt was longer than the window but not longer than
+ * the maximum, and drops to nothing when it was longer than the maximum.
+ * One deadline per halt, so kicks that bring no work cannot extend it.
+ * Each turn yields the host CPU to runnable threads.  The maximum comes
+ * from the accelerator (-accel tcg,x-halt-poll-ns=); 0 turns it off.
+ */
+static int64_t halt_poll_ns_max;
+static __thread int64_t halt_poll_ns;
+
+void cpus_set_halt_poll_ns(int64_t max_ns)
+{
+    halt_poll_ns_max = max_ns;
+}
+
+/*
+ * Pause-loop yielding, as KVM's pause-loop exits do: a vCPU that pauses
+ * (ppc's priority nops at the start of a guest spin loop) gives its host
+ * CPU away, maybe to the vCPU it waits for.  Only worth it when vCPU
+ * threads wait for host CPUs (set by the accelerator when there are more
+ * vCPUs than host CPUs); otherwise it only delays the spinner.
+ */
+static bool pause_yield;
+
+void cpus_set_pause_yield(bool on)
+{
+    pause_yield = on;
+}
+
+bool cpus_pause_yield(void)
+{
+    return qatomic_read(&pause_yield);
+}
+
+static void qemu_yield_host_cpu(void)
+{
+#ifdef _WIN32
+    SwitchToThread();
+#else
+    sched_yield();
+#endif
+}
+
+static bool qemu_halt_poll(CPUState *cpu, int64_t deadline)
+{
+    while (get_clock() < deadline) {
+        if (qatomic_read(&cpu->exit_request)) {
+            return true;
+        }
+        qemu_yield_host_cpu();
+    }
+    return false;
+}
+
+static void qemu_halt_poll_adapt(int64_t halt_ns)
+{
+    int64_t max = qatomic_read(&halt_poll_ns_max);
+
+    if (halt_ns > max) {
+        halt_poll_ns = 0;
+    } else if (halt_ns > halt_poll_ns) {
+        halt_poll_ns = MIN(MAX(halt_poll_ns * 2, max / 10), max);
+    }
+}
+
+/*
+ * For a vCPU with unlocked_irq, called without the BQL by its own thread
+ * once it halted (or paused): wait for the wake-up here, without the
+ * BQL, while nothing else needs the thread in qemu_wait_io_event() (no
+ * stop or unplug request, no queued work).  A halt (H_CEDE) and its
+ * wake-up by an interrupt raised lock-free then cost no BQL round trip.
+ * The protocol of halt_event as in qemu_wait_io_event(): every reason to
+ * wake up comes with qemu_cpu_kick(), which sets the event.
+ *
+ * Returns true when the vCPU may run again without the BQL, false for
+ * the locked path: also when it found work, or halted cleared by another
+ * thread, while some other thread holds the BQL (qemu_bql_free()), so
+ * that it never runs on state such a thread is still writing.
+ */
+bool qemu_wait_halted_unlocked(CPUState *cpu)
+{
+    int64_t start, poll_end;
+    bool slept = false;
+    bool run = false;
+
+    assert(cpu->halt_wait_event && !bql_locked());
+    if (qatomic_read(&cpu->stop) || qatomic_read(&cpu->unplug) ||
+        !cpu_work_list_empty(cpu)) {
+        return false;
+    }
+    if (!qatomic_read(&cpu->halted)) {
+        /*
+         * Not halted: a pause (ppc's priority nops in guest spin loops
+         * end the TB with EXCP_HLT), or another thread woke the vCPU.
+         */
+        if (qatomic_read(&pause_yield)) {
+            qemu_yield_host_cpu();
+        }
+        return qemu_bql_free();
+    }
+    /* Only now: pauses above are frequent and need no clock */
+    start = get_clock();
+    poll_end = start + halt_poll_ns;
+    /* Kicks so far are answered by the checks below, as in the loop */
+    qatomic_set(&cpu->exit_request, 0);
+    for (;;) {
+        qemu_event_reset(&cpu->halt_event);
+        if (qatomic_read(&cpu->stop) || qatomic_read(&cpu->unplug) ||
+            !cpu_work_list_empty(cpu)) {
+            break;
+        }
+        if (!qatomic_read(&cpu->halted) || cpu_has_work(cpu)) {
+            run = qemu_bql_free();
+            break;
+        }
+        if (!slept) {
+            slept = true;
+            WITH_RCU_READ_LOCK_GUARD() {
+                qemu_plugin_vcpu_idle_cb(cpu);
+            }
+        }
+        if (qemu_halt_poll(cpu, poll_end)) {
+            qatomic_set(&cpu->exit_request, 0);
+            continue;
+        }
+        qemu_event_wait(&cpu->halt_event);
+    }
+    if (slept) {
+        WITH_RCU_READ_LOCK_GUARD() {
+            qemu_plugin_vcpu_resume_cb(cpu);
+        }
+        qemu_halt_poll_adapt(get_clock() - start);
+    }
+    return run;
+}
