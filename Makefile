@@ -28,7 +28,8 @@ QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test kvm-apicv-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
-UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-trace
+UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-trace \
+              test-svm-avic-apic
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
 # Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics; vCPU

@@ -7,10 +7,10 @@
  * on its halt_event, with adaptive halt polling before it sleeps, and
  * yields the host CPU on pauses when vCPU threads wait for host CPUs.
  * Called by the MTTCG loop (accel/tcg/tcg-accel-ops-mttcg.c) when
- * cpu_exec() returns EXCP_HLT, or EXCP_INTERRUPT with the vCPU halted;
- * tuned by the TCG accelerator (accel/tcg/tcg-all.c: x-halt-poll-ns,
- * cpus_set_pause_yield()); cpus_pause_yield() tells ppc's translator
- * whether priority nops should leave the TB.  The kick side is
+ * cpu_exec() returns EXCP_HLT or EXCP_HALTED, or EXCP_INTERRUPT with the
+ * vCPU halted; tuned by the TCG accelerator (accel/tcg/tcg-all.c:
+ * x-halt-poll-ns, cpus_set_pause_yield()); cpus_pause_yields() tells
+ * ppc's translator whether priority nops should leave the TB.  The kick side is
  * qemu_cpu_kick() in system/cpus.c, which sets halt_event.
  */
 
@@ -42,24 +42,26 @@ static __thread int64_t halt_poll_ns;
 
 void cpus_set_halt_poll_ns(int64_t max_ns)
 {
-    halt_poll_ns_max = max_ns;
+    qatomic_set(&halt_poll_ns_max, max_ns);
 }
 
 /*
  * Pause-loop yielding, as KVM's pause-loop exits do: a vCPU that pauses
  * (ppc's priority nops at the start of a guest spin loop) gives its host
  * CPU away, maybe to the vCPU it waits for.  Only worth it when vCPU
- * threads wait for host CPUs (set by the accelerator when there are more
- * vCPUs than host CPUs); otherwise it only delays the spinner.
+ * threads wait for host CPUs (set by the accelerator when maxcpus is
+ * above the number of host CPUs); otherwise it only delays the spinner.
+ * Set once, when the accelerator initialises the machine, before any
+ * vCPU exists or any code is translated: translators may read it.
  */
 static bool pause_yield;
 
 void cpus_set_pause_yield(bool on)
 {
-    pause_yield = on;
+    qatomic_set(&pause_yield, on);
 }
 
-bool cpus_pause_yield(void)
+bool cpus_pause_yields(void)
 {
     return qatomic_read(&pause_yield);
 }
@@ -96,7 +98,7 @@ static void qemu_halt_poll_adapt(int64_t halt_ns)
 }
 
 /*
- * For a vCPU with unlocked_irq, called without the BQL by its own thread
+ * For a vCPU with halt_wait_event, called without the BQL by its own thread
  * once it halted (or paused): wait for the wake-up here, without the
  * BQL, while nothing else needs the thread in qemu_wait_io_event() (no
  * stop or unplug request, no queued work).  A halt (H_CEDE) and its

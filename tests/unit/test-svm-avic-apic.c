@@ -1,0 +1,376 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Unit test of the AVIC backing page rules
+ * (target/i386/tcg/system/svm-avic-apic.c): access classes, interrupt
+ * evaluation against PPR, accept and EOI, and IPIs through fake
+ * physical and logical APIC ID tables, with the exit causes and
+ * indexes Linux's avic_incomplete_ipi_interception() expects.
+ */
+
+#include "qemu/osdep.h"
+#include "../../target/i386/tcg/system/svm-avic-apic.h"
+
+#define NPAGES      32
+#define PAGE_PA(i)  (0x100000ULL + (i) * 0x1000ULL)
+
+typedef struct Fake {
+    uint32_t page[NPAGES][1024];
+    uint64_t phys[512];
+    uint32_t log[32];
+    int doorbells;
+    uint32_t last_doorbell;
+} Fake;
+
+#define REG(p, off) ((p)[(off) / 4])
+
+static uint64_t fake_phys(void *opaque, uint32_t index)
+{
+    Fake *f = opaque;
+
+    g_assert_cmpuint(index, <, 512);
+    return f->phys[index];
+}
+
+static uint32_t fake_log(void *opaque, uint32_t index)
+{
+    Fake *f = opaque;
+
+    g_assert_cmpuint(index, <, 32);
+    return f->log[index];
+}
+
+static bool fake_set_irr(void *opaque, uint64_t pa, int vector)
+{
+    Fake *f = opaque;
+
+    for (int i = 0; i < NPAGES; i++) {
+        if (pa == PAGE_PA(i)) {
+            avic_apic_set_irr(f->page[i], vector);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void fake_doorbell(void *opaque, uint32_t host_id)
+{
+    Fake *f = opaque;
+
+    f->doorbells++;
+    f->last_doorbell = host_id;
+}
+
+static const AvicIpiOps fake_ops = {
+    .phys_entry = fake_phys,
+    .log_entry = fake_log,
+    .set_irr = fake_set_irr,
+    .doorbell = fake_doorbell,
+};
+
+/* vCPU @id uses page @id, runs on host APIC ID 0x10 + id if running */
+static void add_vcpu(Fake *f, uint32_t id, bool running)
+{
+    f->phys[id] = AVIC_PHYS_VALID | PAGE_PA(id) | (0x10 + id) |
+                  (running ? AVIC_PHYS_IS_RUNNING : 0);
+}
+
+static bool irr(Fake *f, int page, int vector)
+{
+    return REG(f->page[page], AVIC_REG_IRR + 0x10 * (vector / 32)) &
+           (1U << (vector % 32));
+}
+
+static void test_access(void)
+{
+    g_assert_cmpint(avic_apic_access(AVIC_REG_TPR, true, false), ==,
+                    AVIC_ACCESS_ACCEL);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_TPR, false, false), ==,
+                    AVIC_ACCESS_ALLOW);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_EOI, true, true), ==,
+                    AVIC_ACCESS_ACCEL);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_EOI, false, false), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_ICR_LO, true, false), ==,
+                    AVIC_ACCESS_ACCEL);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_ICR_HI, true, false), ==,
+                    AVIC_ACCESS_ALLOW);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_ICR_HI, false, true), ==,
+                    AVIC_ACCESS_FAULT);
+    /* The registers Linux handles as trap writes */
+    for (uint32_t off = AVIC_REG_LVT_TIMER; off <= AVIC_REG_LVT_ERROR;
+         off += 0x10) {
+        g_assert_cmpint(avic_apic_access(off, true, false), ==,
+                        AVIC_ACCESS_TRAP);
+        g_assert_cmpint(avic_apic_access(off, false, false), ==,
+                        AVIC_ACCESS_ALLOW);
+    }
+    g_assert_cmpint(avic_apic_access(AVIC_REG_ID, true, false), ==,
+                    AVIC_ACCESS_TRAP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_LDR, true, false), ==,
+                    AVIC_ACCESS_TRAP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_DFR, true, false), ==,
+                    AVIC_ACCESS_TRAP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_SVR, true, false), ==,
+                    AVIC_ACCESS_TRAP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_TIMER_ICR, true, false), ==,
+                    AVIC_ACCESS_TRAP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_TIMER_DCR, true, false), ==,
+                    AVIC_ACCESS_TRAP);
+    /* Read-only or hypervisor-owned */
+    g_assert_cmpint(avic_apic_access(AVIC_REG_IRR + 0x30, true, false), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_ISR, false, false), ==,
+                    AVIC_ACCESS_ALLOW);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_TIMER_CCR, false, false), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_VERSION, true, false), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_APR, false, false), ==,
+                    AVIC_ACCESS_FAULT);
+    /* x2APIC differences */
+    g_assert_cmpint(avic_apic_access(AVIC_REG_LDR, true, true), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_ID, true, true), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_DFR, false, true), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_SELF_IPI, true, true), ==,
+                    AVIC_ACCESS_ACCEL);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_SELF_IPI, true, false), ==,
+                    AVIC_ACCESS_FAULT);
+    /* Not a register boundary, out of the page */
+    g_assert_cmpint(avic_apic_access(AVIC_REG_TPR + 4, false, false), ==,
+                    AVIC_ACCESS_FAULT);
+    g_assert_cmpint(avic_apic_access(0x1000, false, false), ==,
+                    AVIC_ACCESS_FAULT);
+}
+
+static void test_pending_ppr(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    uint32_t *p = f->page[0];
+
+    g_assert_cmpint(avic_apic_pending(p), ==, -1);
+    avic_apic_set_irr(p, 0x41);
+    g_assert_cmpint(avic_apic_pending(p), ==, 0x41);
+    /* TPR in the same priority class masks it */
+    avic_apic_set_tpr(p, 0x40);
+    g_assert_cmpuint(REG(p, AVIC_REG_PPR), ==, 0x40);
+    g_assert_cmpint(avic_apic_pending(p), ==, -1);
+    avic_apic_set_tpr(p, 0x3f);
+    g_assert_cmpint(avic_apic_pending(p), ==, 0x41);
+    avic_apic_set_tpr(p, 0);
+    /* An in-service vector of a higher class masks it too */
+    g_assert_true(avic_apic_accept(p, 0x41));
+    g_assert_false(irr(f, 0, 0x41));
+    g_assert_cmpuint(REG(p, AVIC_REG_ISR + 0x20), ==, 1U << 1);
+    g_assert_cmpuint(REG(p, AVIC_REG_PPR), ==, 0x40);
+    avic_apic_set_irr(p, 0x45);
+    g_assert_cmpint(avic_apic_pending(p), ==, -1);
+    avic_apic_set_irr(p, 0xe1);
+    g_assert_cmpint(avic_apic_pending(p), ==, 0xe1);
+    /* Accepting a bit that is gone changes nothing */
+    g_assert_false(avic_apic_accept(p, 0x80));
+    g_assert_cmpuint(REG(p, AVIC_REG_ISR + 0x40), ==, 0);
+}
+
+static void test_eoi(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    uint32_t *p = f->page[0];
+    int vec;
+
+    g_assert_true(avic_apic_eoi(p, &vec));
+    g_assert_cmpint(vec, ==, -1);
+    avic_apic_set_irr(p, 0x31);
+    avic_apic_set_irr(p, 0x62);
+    g_assert_true(avic_apic_accept(p, 0x31));
+    g_assert_true(avic_apic_accept(p, 0x62));
+    /* Edge: the highest in-service vector is cleared */
+    g_assert_true(avic_apic_eoi(p, &vec));
+    g_assert_cmpint(vec, ==, 0x62);
+    g_assert_cmpuint(REG(p, AVIC_REG_ISR + 0x30), ==, 0);
+    g_assert_cmpuint(REG(p, AVIC_REG_PPR), ==, 0x30);
+    /* Level: nothing changes, the write traps */
+    REG(p, AVIC_REG_TMR + 0x10) = 1U << (0x31 - 32);
+    g_assert_false(avic_apic_eoi(p, &vec));
+    g_assert_cmpint(vec, ==, 0x31);
+    g_assert_cmpuint(REG(p, AVIC_REG_ISR + 0x10), ==, 1U << (0x31 - 32));
+}
+
+static AvicIpiResult send_ipi(Fake *f, uint32_t self, uint32_t lo, uint32_t hi,
+                              bool x2apic)
+{
+    return avic_apic_send_ipi(&fake_ops, f, f->page[self], self, lo, hi,
+                              x2apic, x2apic ? 0x1ff : 0xfe);
+}
+
+static void test_ipi_physical(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    AvicIpiResult r;
+
+    add_vcpu(f, 0, true);
+    add_vcpu(f, 1, true);
+    add_vcpu(f, 2, false);
+
+    /* Running target: IRR and a doorbell to its host APIC ID */
+    r = send_ipi(f, 0, 0x1000 | 0x50, 1 << 24, false);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 1, 0x50));
+    g_assert_cmpint(f->doorbells, ==, 1);
+    g_assert_cmpuint(f->last_doorbell, ==, 0x11);
+    /* The ICR landed in the sender's page without delivery status */
+    g_assert_cmpuint(REG(f->page[0], AVIC_REG_ICR_LO), ==, 0x50);
+    g_assert_cmpuint(REG(f->page[0], AVIC_REG_ICR_HI), ==, 1 << 24);
+
+    /* Not running: IRR set, no doorbell, exit with the destination */
+    r = send_ipi(f, 0, 0x51, 2 << 24, false);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING);
+    g_assert_cmpuint(r.index, ==, 2);
+    g_assert_true(irr(f, 2, 0x51));
+    g_assert_cmpint(f->doorbells, ==, 1);
+
+    /* Invalid entry, index beyond the table */
+    r = send_ipi(f, 0, 0x52, 3 << 24, false);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    g_assert_cmpuint(r.index, ==, 3);
+    r = avic_apic_send_ipi(&fake_ops, f, f->page[0], 0, 0x52, 2 << 24,
+                           false, 1);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+
+    /* Backing page the tables point nowhere */
+    f->phys[3] = AVIC_PHYS_VALID | AVIC_PHYS_IS_RUNNING | 0xdead000ULL;
+    r = send_ipi(f, 0, 0x52, 3 << 24, false);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_BACKING_PAGE);
+    f->phys[3] = 0;
+
+    /* Not fixed (INIT), level-triggered, vector below 16: no IRR */
+    r = send_ipi(f, 0, 0x500, 1 << 24, false);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_INT_TYPE);
+    r = send_ipi(f, 0, 0x8000 | 0x53, 1 << 24, false);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_INT_TYPE);
+    g_assert_false(irr(f, 1, 0x53));
+    r = send_ipi(f, 0, 0x05, 1 << 24, false);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_IPI_VECTOR);
+    g_assert_cmpint(f->doorbells, ==, 1);
+
+    /* Self by destination and by shorthand */
+    r = send_ipi(f, 1, 0x54, 1 << 24, false);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 1, 0x54));
+    r = send_ipi(f, 1, (1 << 18) | 0x55, 0, false);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 1, 0x55));
+    g_assert_cmpint(f->doorbells, ==, 1);
+}
+
+static void test_ipi_broadcast(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    AvicIpiResult r;
+
+    add_vcpu(f, 0, true);
+    add_vcpu(f, 1, true);
+    add_vcpu(f, 3, false);      /* 2 is a hole: skipped, not a failure */
+
+    /* All but self */
+    r = send_ipi(f, 0, (3 << 18) | 0x60, 0, false);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING);
+    g_assert_cmpuint(r.index, ==, 3);
+    g_assert_false(irr(f, 0, 0x60));
+    g_assert_true(irr(f, 1, 0x60));
+    g_assert_true(irr(f, 3, 0x60));
+    g_assert_cmpint(f->doorbells, ==, 1);
+    /* All including self, by shorthand and by destination 0xff */
+    r = send_ipi(f, 1, (2 << 18) | 0x61, 0, false);
+    g_assert_true(irr(f, 0, 0x61) && irr(f, 1, 0x61) && irr(f, 3, 0x61));
+    r = send_ipi(f, 1, 0x62, 0xffU << 24, false);
+    g_assert_true(irr(f, 0, 0x62) && irr(f, 1, 0x62) && irr(f, 3, 0x62));
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING);
+}
+
+static void test_ipi_logical(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    AvicIpiResult r;
+
+    add_vcpu(f, 0, true);
+    add_vcpu(f, 1, true);
+    add_vcpu(f, 2, true);
+
+    /* Flat model: index = bit of the MDA */
+    REG(f->page[0], AVIC_REG_DFR) = 0xffffffff;
+    f->log[1] = AVIC_LOG_VALID | 1;
+    f->log[2] = AVIC_LOG_VALID | 2;
+    r = send_ipi(f, 0, 0x800 | 0x70, 0x06U << 24, false);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 1, 0x70) && irr(f, 2, 0x70));
+    g_assert_cmpint(f->doorbells, ==, 2);
+    /* A bit with no valid entry fails with its index */
+    r = send_ipi(f, 0, 0x800 | 0x71, 0x0aU << 24, false);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    g_assert_cmpuint(r.index, ==, 3);
+    g_assert_true(irr(f, 1, 0x71));
+
+    /* Cluster model: index = cluster * 4 + bit */
+    memset(f->log, 0, sizeof(f->log));
+    REG(f->page[0], AVIC_REG_DFR) = 0x0fffffff;
+    f->log[(2 << 2) + 1] = AVIC_LOG_VALID | 2;
+    r = send_ipi(f, 0, 0x800 | 0x72, 0x22U << 24, false);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 2, 0x72));
+    g_assert_false(irr(f, 1, 0x72));
+}
+
+static void test_ipi_x2apic(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    AvicIpiResult r;
+
+    add_vcpu(f, 0, true);
+    add_vcpu(f, 1, false);
+    add_vcpu(f, 5, true);
+    /* Physical, 32-bit destination; the ICR is 64-bit at 0x300 */
+    r = send_ipi(f, 0, 0x1000 | 0x80, 5, true);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 5, 0x80));
+    g_assert_cmpuint(f->last_doorbell, ==, 0x15);
+    g_assert_cmpuint(REG(f->page[0], AVIC_REG_ICR_LO), ==, 0x80);
+    g_assert_cmpuint(REG(f->page[0], AVIC_REG_ICR_LO + 4), ==, 5);
+    /* Beyond the x2AVIC table */
+    r = send_ipi(f, 0, 0x81, 0x200, true);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    g_assert_cmpuint(r.index, ==, 0x200);
+    /* Logical: cluster 0, members 1 and 5 */
+    r = send_ipi(f, 0, 0x800 | 0x82, (1 << 1) | (1 << 5), true);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING);
+    g_assert_cmpuint(r.index, ==, 1);
+    g_assert_true(irr(f, 1, 0x82) && irr(f, 5, 0x82));
+    /* Logical: cluster 1, member 2 is x2APIC ID 18 */
+    add_vcpu(f, 18, true);
+    r = send_ipi(f, 0, 0x800 | 0x83, (1 << 16) | (1 << 2), true);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 18, 0x83));
+    g_assert_false(irr(f, 2, 0x83));
+    g_assert_cmpuint(f->last_doorbell, ==, 0x10 + 18);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/svm-avic-apic/access", test_access);
+    g_test_add_func("/svm-avic-apic/pending-ppr", test_pending_ppr);
+    g_test_add_func("/svm-avic-apic/eoi", test_eoi);
+    g_test_add_func("/svm-avic-apic/ipi-physical", test_ipi_physical);
+    g_test_add_func("/svm-avic-apic/ipi-broadcast", test_ipi_broadcast);
+    g_test_add_func("/svm-avic-apic/ipi-logical", test_ipi_logical);
+    g_test_add_func("/svm-avic-apic/ipi-x2apic", test_ipi_x2apic);
+    return g_test_run();
+}
