@@ -17,10 +17,22 @@
 typedef struct Fake {
     uint32_t page[NPAGES][1024];
     uint64_t phys[512];
-    uint32_t log[32];
+    uint32_t log[64];
     int doorbells;
     uint32_t last_doorbell;
+    /* Flip IsRunning of entry flip_index on its next read: a race */
+    int flip_index;
+    /* Order of events: 'i' = IRR set, 'r' = IsRunning read, 'd' = bell */
+    char events[64];
+    unsigned nevents;
 } Fake;
+
+static void event(Fake *f, char c)
+{
+    if (f->nevents < sizeof(f->events) - 1) {
+        f->events[f->nevents++] = c;
+    }
+}
 
 #define REG(p, off) ((p)[(off) / 4])
 
@@ -29,6 +41,14 @@ static uint64_t fake_phys(void *opaque, uint32_t index)
     Fake *f = opaque;
 
     g_assert_cmpuint(index, <, 512);
+    event(f, 'r');
+    if ((int)index == f->flip_index) {
+        uint64_t old = f->phys[index];
+
+        f->phys[index] ^= AVIC_PHYS_IS_RUNNING;
+        f->flip_index = -1;
+        return old;
+    }
     return f->phys[index];
 }
 
@@ -36,7 +56,7 @@ static uint32_t fake_log(void *opaque, uint32_t index)
 {
     Fake *f = opaque;
 
-    g_assert_cmpuint(index, <, 32);
+    g_assert_cmpuint(index, <, 64);
     return f->log[index];
 }
 
@@ -46,6 +66,7 @@ static bool fake_set_irr(void *opaque, uint64_t pa, int vector)
 
     for (int i = 0; i < NPAGES; i++) {
         if (pa == PAGE_PA(i)) {
+            event(f, 'i');
             avic_apic_set_irr(f->page[i], vector);
             return true;
         }
@@ -57,6 +78,7 @@ static void fake_doorbell(void *opaque, uint32_t host_id)
 {
     Fake *f = opaque;
 
+    event(f, 'd');
     f->doorbells++;
     f->last_doorbell = host_id;
 }
@@ -90,13 +112,13 @@ static void test_access(void)
     g_assert_cmpint(avic_apic_access(AVIC_REG_EOI, true, true), ==,
                     AVIC_ACCESS_ACCEL);
     g_assert_cmpint(avic_apic_access(AVIC_REG_EOI, false, false), ==,
-                    AVIC_ACCESS_FAULT);
+                    AVIC_ACCESS_ALLOW);
     g_assert_cmpint(avic_apic_access(AVIC_REG_ICR_LO, true, false), ==,
                     AVIC_ACCESS_ACCEL);
     g_assert_cmpint(avic_apic_access(AVIC_REG_ICR_HI, true, false), ==,
                     AVIC_ACCESS_ALLOW);
     g_assert_cmpint(avic_apic_access(AVIC_REG_ICR_HI, false, true), ==,
-                    AVIC_ACCESS_FAULT);
+                    AVIC_ACCESS_GP);
     /* The registers Linux handles as trap writes */
     for (uint32_t off = AVIC_REG_LVT_TIMER; off <= AVIC_REG_LVT_ERROR;
          off += 0x10) {
@@ -128,22 +150,56 @@ static void test_access(void)
                     AVIC_ACCESS_FAULT);
     g_assert_cmpint(avic_apic_access(AVIC_REG_APR, false, false), ==,
                     AVIC_ACCESS_FAULT);
-    /* x2APIC differences */
+    /* x2APIC differences: what x2APIC itself refuses is #GP */
     g_assert_cmpint(avic_apic_access(AVIC_REG_LDR, true, true), ==,
-                    AVIC_ACCESS_FAULT);
+                    AVIC_ACCESS_GP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_LDR, false, true), ==,
+                    AVIC_ACCESS_ALLOW);
     g_assert_cmpint(avic_apic_access(AVIC_REG_ID, true, true), ==,
-                    AVIC_ACCESS_FAULT);
+                    AVIC_ACCESS_GP);
     g_assert_cmpint(avic_apic_access(AVIC_REG_DFR, false, true), ==,
-                    AVIC_ACCESS_FAULT);
+                    AVIC_ACCESS_GP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_EOI, false, true), ==,
+                    AVIC_ACCESS_GP);
+    g_assert_cmpint(avic_apic_access(AVIC_REG_SELF_IPI, false, true), ==,
+                    AVIC_ACCESS_GP);
     g_assert_cmpint(avic_apic_access(AVIC_REG_SELF_IPI, true, true), ==,
                     AVIC_ACCESS_ACCEL);
     g_assert_cmpint(avic_apic_access(AVIC_REG_SELF_IPI, true, false), ==,
                     AVIC_ACCESS_FAULT);
-    /* Not a register boundary, out of the page */
-    g_assert_cmpint(avic_apic_access(AVIC_REG_TPR + 4, false, false), ==,
+    /* Offsets inside a register classify as the register, as Linux */
+    g_assert_cmpint(avic_apic_access(AVIC_REG_EOI + 4, true, false), ==,
+                    AVIC_ACCESS_ACCEL);
+    g_assert_cmpint(avic_apic_access(0x400, false, false), ==,
                     AVIC_ACCESS_FAULT);
-    g_assert_cmpint(avic_apic_access(0x1000, false, false), ==,
-                    AVIC_ACCESS_FAULT);
+}
+
+/*
+ * Linux's is_avic_unaccelerated_access_trap(): NOACCEL at these offsets
+ * is taken as a trap after a write, whatever the exit says; so they
+ * never fault, and no read anywhere traps.
+ */
+static void test_access_linux_traps(void)
+{
+    static const uint32_t traps[] = {
+        0x020, 0x0b0, 0x0c0, 0x0d0, 0x0e0, 0x0f0, 0x280, 0x300,
+        0x320, 0x330, 0x340, 0x350, 0x360, 0x370, 0x380, 0x3e0,
+    };
+
+    for (uint32_t off = 0; off < 0x1000; off += 0x10) {
+        for (int x2 = 0; x2 < 2; x2++) {
+            g_assert_cmpint(avic_apic_access(off, false, x2), !=,
+                            AVIC_ACCESS_TRAP);
+        }
+    }
+    for (unsigned i = 0; i < ARRAY_SIZE(traps); i++) {
+        for (int w = 0; w < 2; w++) {
+            for (int x2 = 0; x2 < 2; x2++) {
+                g_assert_cmpint(avic_apic_access(traps[i], w, x2), !=,
+                                AVIC_ACCESS_FAULT);
+            }
+        }
+    }
 }
 
 static void test_pending_ppr(void)
@@ -211,6 +267,7 @@ static void test_ipi_physical(void)
     g_autofree Fake *f = g_new0(Fake, 1);
     AvicIpiResult r;
 
+    f->flip_index = -1;
     add_vcpu(f, 0, true);
     add_vcpu(f, 1, true);
     add_vcpu(f, 2, false);
@@ -273,6 +330,7 @@ static void test_ipi_broadcast(void)
     g_autofree Fake *f = g_new0(Fake, 1);
     AvicIpiResult r;
 
+    f->flip_index = -1;
     add_vcpu(f, 0, true);
     add_vcpu(f, 1, true);
     add_vcpu(f, 3, false);      /* 2 is a hole: skipped, not a failure */
@@ -299,6 +357,7 @@ static void test_ipi_logical(void)
     g_autofree Fake *f = g_new0(Fake, 1);
     AvicIpiResult r;
 
+    f->flip_index = -1;
     add_vcpu(f, 0, true);
     add_vcpu(f, 1, true);
     add_vcpu(f, 2, true);
@@ -316,7 +375,7 @@ static void test_ipi_logical(void)
     g_assert_true(r.incomplete);
     g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
     g_assert_cmpuint(r.index, ==, 3);
-    g_assert_true(irr(f, 1, 0x71));
+    g_assert_false(irr(f, 1, 0x71));
 
     /* Cluster model: index = cluster * 4 + bit */
     memset(f->log, 0, sizeof(f->log));
@@ -333,6 +392,7 @@ static void test_ipi_x2apic(void)
     g_autofree Fake *f = g_new0(Fake, 1);
     AvicIpiResult r;
 
+    f->flip_index = -1;
     add_vcpu(f, 0, true);
     add_vcpu(f, 1, false);
     add_vcpu(f, 5, true);
@@ -341,8 +401,9 @@ static void test_ipi_x2apic(void)
     g_assert_false(r.incomplete);
     g_assert_true(irr(f, 5, 0x80));
     g_assert_cmpuint(f->last_doorbell, ==, 0x15);
+    /* AMD keeps the x2APIC ICR split at 0x300 / 0x310 */
     g_assert_cmpuint(REG(f->page[0], AVIC_REG_ICR_LO), ==, 0x80);
-    g_assert_cmpuint(REG(f->page[0], AVIC_REG_ICR_LO + 4), ==, 5);
+    g_assert_cmpuint(REG(f->page[0], AVIC_REG_ICR_HI), ==, 5);
     /* Beyond the x2AVIC table */
     r = send_ipi(f, 0, 0x81, 0x200, true);
     g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
@@ -360,17 +421,101 @@ static void test_ipi_x2apic(void)
     g_assert_true(irr(f, 18, 0x83));
     g_assert_false(irr(f, 2, 0x83));
     g_assert_cmpuint(f->last_doorbell, ==, 0x10 + 18);
+    /* Broadcast, and a not-running target above 255 */
+    f->phys[300] = AVIC_PHYS_VALID | PAGE_PA(30) | 0x77;   /* not running */
+    r = send_ipi(f, 0, 0x84, 0xffffffff, true);
+    g_assert_true(irr(f, 5, 0x84) && irr(f, 18, 0x84) && irr(f, 0, 0x84));
+    g_assert_true(irr(f, 30, 0x84));
+    g_assert_true(r.self);
+    r = send_ipi(f, 0, 0x85, 300, true);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING);
+    g_assert_cmpuint(r.index, ==, 300);
+}
+
+static void test_ipi_all_or_nothing(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    AvicIpiResult r;
+
+    f->flip_index = -1;
+    add_vcpu(f, 0, true);
+    add_vcpu(f, 1, true);
+    REG(f->page[0], AVIC_REG_DFR) = 0xffffffff;
+    f->log[0] = AVIC_LOG_VALID | 0;
+    f->log[1] = AVIC_LOG_VALID | 1;
+    /* Members 1 (valid) and 2 (no entry): nobody gets it */
+    r = send_ipi(f, 0, 0x800 | 0x90, 0x06U << 24, false);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    g_assert_cmpuint(r.index, ==, 2);
+    g_assert_false(irr(f, 1, 0x90));
+    g_assert_cmpint(f->doorbells, ==, 0);
+    /* Self plus a vCPU whose logical entry names a bad physical one */
+    f->log[2] = AVIC_LOG_VALID | 7;
+    r = send_ipi(f, 0, 0x800 | 0x91, 0x05U << 24, false);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    g_assert_false(irr(f, 0, 0x91));
+}
+
+static void test_ipi_logical_clusters(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    AvicIpiResult r;
+
+    f->flip_index = -1;
+    add_vcpu(f, 0, true);
+    add_vcpu(f, 4, true);
+    REG(f->page[0], AVIC_REG_DFR) = 0x0fffffff;
+    /* Cluster 10, member bit 3: index 43 */
+    f->log[(10 << 2) + 3] = AVIC_LOG_VALID | 4;
+    r = send_ipi(f, 0, 0x800 | 0xa0, 0xa8U << 24, false);
+    g_assert_false(r.incomplete);
+    g_assert_true(irr(f, 4, 0xa0));
+    /* Cluster 15 but not all ones: the hypervisor's to emulate */
+    r = send_ipi(f, 0, 0x800 | 0xa1, 0xf1U << 24, false);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+}
+
+/* IRR is set before IsRunning is read; the read after the IRR decides */
+static void test_ipi_running_race(void)
+{
+    g_autofree Fake *f = g_new0(Fake, 1);
+    AvicIpiResult r;
+
+    f->flip_index = -1;
+    add_vcpu(f, 0, true);
+    add_vcpu(f, 1, false);
+    /* Not running */
+    f->flip_index = -1;
+    r = send_ipi(f, 0, 0xb0, 1 << 24, false);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING);
+    f->nevents = 0;
+    memset(f->events, 0, sizeof(f->events));
+    f->flip_index = 1;      /* the validation read flips it to running */
+    r = send_ipi(f, 0, 0xb1, 1 << 24, false);
+    g_assert_false(r.incomplete);
+    g_assert_cmpint(f->doorbells, ==, 1);
+    /* validation read, entry read, IRR, IsRunning read, doorbell */
+    g_assert_cmpstr(f->events, ==, "rrird");
 }
 
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/svm-avic-apic/access", test_access);
+    g_test_add_func("/svm-avic-apic/access-linux-traps",
+                    test_access_linux_traps);
     g_test_add_func("/svm-avic-apic/pending-ppr", test_pending_ppr);
     g_test_add_func("/svm-avic-apic/eoi", test_eoi);
     g_test_add_func("/svm-avic-apic/ipi-physical", test_ipi_physical);
     g_test_add_func("/svm-avic-apic/ipi-broadcast", test_ipi_broadcast);
     g_test_add_func("/svm-avic-apic/ipi-logical", test_ipi_logical);
     g_test_add_func("/svm-avic-apic/ipi-x2apic", test_ipi_x2apic);
+    g_test_add_func("/svm-avic-apic/ipi-all-or-nothing",
+                    test_ipi_all_or_nothing);
+    g_test_add_func("/svm-avic-apic/ipi-logical-clusters",
+                    test_ipi_logical_clusters);
+    g_test_add_func("/svm-avic-apic/ipi-running-race", test_ipi_running_race);
     return g_test_run();
 }

@@ -7,10 +7,13 @@
  * of a backing page at any time (avic_apic_set_irr(), atomic OR).  The
  * page's own vCPU is the only one that clears IRR bits (accepting, with
  * an atomic AND-NOT that tells whether the bit was still set) or
- * touches ISR, TPR and PPR.  A bit set concurrently with an evaluation
- * is either seen by it or followed by a doorbell, which makes the
- * owner evaluate again: the setter stores IRR before it reads IsRunning
- * and rings (a full barrier in between, avic_apic_send_ipi()).
+ * touches ISR, TPR and PPR.  A sender stores IRR, then (full barrier)
+ * reads IsRunning and rings the doorbell if set (avic_apic_send_ipi()).
+ * That loses nothing only if the caller keeps its side of it: a vCPU
+ * becomes able to take doorbells (in guest mode with AVIC) before it
+ * evaluates the backing page, with a full barrier in between, since a
+ * doorbell to a vCPU not in guest mode is dropped while IsRunning is
+ * set by the hypervisor long before VMRUN.
  */
 
 #include "qemu/osdep.h"
@@ -41,8 +44,23 @@ enum {
 
 AvicAccess avic_apic_access(uint32_t offset, bool write, bool x2apic)
 {
-    if (offset & 0xf || offset >= AVIC_BACKING_PAGE_SIZE) {
-        return AVIC_ACCESS_FAULT;
+    offset &= 0xff0;
+    if (x2apic) {
+        switch (offset) {
+        case AVIC_REG_ID:
+        case AVIC_REG_LDR:
+            /* read-only x2APIC registers */
+            return write ? AVIC_ACCESS_GP : AVIC_ACCESS_ALLOW;
+        case AVIC_REG_EOI:
+            return write ? AVIC_ACCESS_ACCEL : AVIC_ACCESS_GP;
+        case AVIC_REG_RRD:
+        case AVIC_REG_DFR:
+        case AVIC_REG_ICR_HI:
+            /* no such x2APIC MSR (0x80c, 0x80e, 0x831) */
+            return AVIC_ACCESS_GP;
+        case AVIC_REG_SELF_IPI:
+            return write ? AVIC_ACCESS_ACCEL : AVIC_ACCESS_GP;
+        }
     }
     if (offset >= AVIC_REG_ISR && offset < AVIC_REG_ESR) {
         /* ISR, TMR, IRR: readable, not writable */
@@ -52,40 +70,25 @@ AvicAccess avic_apic_access(uint32_t offset, bool write, bool x2apic)
         return write ? AVIC_ACCESS_TRAP : AVIC_ACCESS_ALLOW;
     }
     switch (offset) {
-    case AVIC_REG_ID:
-        /* x2APIC IDs are read-only */
-        return !write ? AVIC_ACCESS_ALLOW :
-               x2apic ? AVIC_ACCESS_FAULT : AVIC_ACCESS_TRAP;
     case AVIC_REG_VERSION:
     case AVIC_REG_PPR:
         return write ? AVIC_ACCESS_FAULT : AVIC_ACCESS_ALLOW;
     case AVIC_REG_TPR:
-        return write ? AVIC_ACCESS_ACCEL : AVIC_ACCESS_ALLOW;
     case AVIC_REG_EOI:
-        return write ? AVIC_ACCESS_ACCEL : AVIC_ACCESS_FAULT;
+    case AVIC_REG_ICR_LO:
+        /* EOI reads give the page's (unused) EOI word, as Linux traps */
+        return write ? AVIC_ACCESS_ACCEL : AVIC_ACCESS_ALLOW;
+    case AVIC_REG_ID:
     case AVIC_REG_RRD:
-        return write ? AVIC_ACCESS_TRAP : AVIC_ACCESS_FAULT;
     case AVIC_REG_LDR:
-        /* read-only in x2APIC mode */
-        return !write ? AVIC_ACCESS_ALLOW :
-               x2apic ? AVIC_ACCESS_FAULT : AVIC_ACCESS_TRAP;
     case AVIC_REG_DFR:
-        /* no DFR in x2APIC mode */
-        return x2apic ? AVIC_ACCESS_FAULT :
-               write ? AVIC_ACCESS_TRAP : AVIC_ACCESS_ALLOW;
     case AVIC_REG_SVR:
     case AVIC_REG_ESR:
     case AVIC_REG_TIMER_ICR:
     case AVIC_REG_TIMER_DCR:
         return write ? AVIC_ACCESS_TRAP : AVIC_ACCESS_ALLOW;
-    case AVIC_REG_ICR_LO:
-        /* x2APIC: the 64-bit ICR, written as a whole */
-        return write ? AVIC_ACCESS_ACCEL : AVIC_ACCESS_ALLOW;
     case AVIC_REG_ICR_HI:
-        /* x2APIC has no separate ICR high register (MSR 0x831) */
-        return x2apic ? AVIC_ACCESS_FAULT : AVIC_ACCESS_ALLOW;
-    case AVIC_REG_SELF_IPI:
-        return x2apic && write ? AVIC_ACCESS_ACCEL : AVIC_ACCESS_FAULT;
+        return AVIC_ACCESS_ALLOW;   /* stored, used by the ICR low write */
     default:
         /* APR, current count (the hypervisor's timer), reserved */
         return AVIC_ACCESS_FAULT;
@@ -176,13 +179,23 @@ void avic_apic_set_irr(uint32_t *page, int vector)
                1U << (vector % 32));
 }
 
+/* One destination of an IPI: physical table index, exit index */
+typedef struct IpiTarget {
+    uint32_t index;
+    uint32_t report;
+} IpiTarget;
+
+#define IPI_TARGETS_MAX (AVIC_MAX_INDEX_X2APIC + 1)
+
 typedef struct IpiState {
     const AvicIpiOps *ops;
     void *opaque;
-    int vector;
+    uint32_t self_id;
+    uint32_t max_index;
+    bool self;
+    unsigned n;
+    IpiTarget t[IPI_TARGETS_MAX];
     AvicIpiResult res;
-    bool not_running;
-    uint32_t not_running_index;
 } IpiState;
 
 static void fail(IpiState *s, AvicIpiFailure cause, uint32_t index)
@@ -194,29 +207,26 @@ static void fail(IpiState *s, AvicIpiFailure cause, uint32_t index)
     }
 }
 
-/* Deliver to the vCPU at physical table @index; @report: exit index */
-static void deliver_physical(IpiState *s, uint32_t index, uint32_t report)
+/*
+ * Add the vCPU with APIC ID @id as a target; @report is its index in
+ * the exit information.  @skip_invalid: broadcasts skip invalid
+ * entries, named destinations fail on them.
+ */
+static void add_target(IpiState *s, uint32_t id, uint32_t report,
+                       bool skip_invalid)
 {
-    uint64_t entry = s->ops->phys_entry(s->opaque, index);
-
-    if (!(entry & AVIC_PHYS_VALID)) {
-        fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, report);
+    if (id == s->self_id) {
+        s->self = true;
         return;
     }
-    if (!s->ops->set_irr(s->opaque, entry & AVIC_PHYS_BACKING_MASK,
-                         s->vector)) {
-        fail(s, AVIC_IPI_FAILURE_INVALID_BACKING_PAGE, report);
+    if (id > s->max_index ||
+        !(s->ops->phys_entry(s->opaque, id) & AVIC_PHYS_VALID)) {
+        if (!skip_invalid) {
+            fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, report);
+        }
         return;
     }
-    /* IRR before IsRunning: see the header comment */
-    smp_mb();
-    entry = s->ops->phys_entry(s->opaque, index);
-    if (entry & AVIC_PHYS_IS_RUNNING) {
-        s->ops->doorbell(s->opaque, entry & AVIC_PHYS_HOST_ID_MASK);
-    } else if (!s->not_running) {
-        s->not_running = true;
-        s->not_running_index = report;
-    }
+    s->t[s->n++] = (IpiTarget) { .index = id, .report = report };
 }
 
 AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
@@ -224,83 +234,56 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
                                  uint32_t icr_lo, uint32_t icr_hi,
                                  bool x2apic, uint32_t max_index)
 {
-    IpiState s = {
-        .ops = ops, .opaque = opaque,
-        .vector = icr_lo & ICR_VECTOR_MASK,
-    };
+    IpiState state = { .ops = ops }, *s = &state;
+    int vector = icr_lo & ICR_VECTOR_MASK;
     unsigned shorthand = (icr_lo & ICR_SHORTHAND_MASK) >> ICR_SHORTHAND_SHIFT;
     uint32_t broadcast = x2apic ? 0xffffffffU : 0xffU;
     uint32_t dest = x2apic ? icr_hi : icr_hi >> 24;
+    bool not_running = false;
+    uint32_t not_running_index = 0;
 
-    /*
-     * The write lands in the backing page, delivery status clear; in
-     * x2APIC mode the ICR is one 64-bit register at 0x300 (as KVM reads
-     * it back on AVIC_INCOMPLETE_IPI), else ICR high is at 0x310.
-     */
+    s->opaque = opaque;
+    s->self_id = self_id;
+    s->max_index = MIN(max_index, x2apic ? AVIC_MAX_INDEX_X2APIC :
+                                           AVIC_MAX_INDEX_XAPIC);
+
+    /* The write lands in the backing page, delivery status clear */
     REG(self_page, AVIC_REG_ICR_LO) = icr_lo & ~ICR_DELIV_STATUS;
-    REG(self_page, x2apic ? AVIC_REG_ICR_LO + 4 : AVIC_REG_ICR_HI) = icr_hi;
+    REG(self_page, AVIC_REG_ICR_HI) = icr_hi;
     if ((icr_lo & ICR_DM_MASK) || (icr_lo & ICR_TRIGGER_LEVEL)) {
         /* Only fixed, edge-triggered IPIs are accelerated */
-        s.res = (AvicIpiResult) {
-            .incomplete = true, .cause = AVIC_IPI_FAILURE_INVALID_INT_TYPE,
-        };
-        return s.res;
+        fail(s, AVIC_IPI_FAILURE_INVALID_INT_TYPE, 0);
+        return s->res;
     }
-    if (s.vector < 16) {
-        s.res = (AvicIpiResult) {
-            .incomplete = true,
-            .cause = AVIC_IPI_FAILURE_INVALID_IPI_VECTOR,
-        };
-        return s.res;
+    if (vector < 16) {
+        fail(s, AVIC_IPI_FAILURE_INVALID_IPI_VECTOR, 0);
+        return s->res;
     }
-    max_index = MIN(max_index, x2apic ? AVIC_MAX_INDEX_X2APIC :
-                                        AVIC_MAX_INDEX_XAPIC);
 
+    /* First every target, so that an invalid one stops them all */
     if (shorthand == SHORTHAND_SELF) {
-        avic_apic_set_irr(self_page, s.vector);
-        return s.res;
-    }
-    if (shorthand == SHORTHAND_ALL || shorthand == SHORTHAND_ALL_BUT_SELF ||
-        dest == broadcast) {
-        bool others_only = shorthand == SHORTHAND_ALL_BUT_SELF;
-
-        /* Every valid entry; invalid ones are skipped, not failures */
-        for (uint32_t i = 0; i <= max_index; i++) {
-            if (i == self_id) {
-                if (!others_only) {
-                    avic_apic_set_irr(self_page, s.vector);
-                }
-                continue;
-            }
-            if (ops->phys_entry(opaque, i) & AVIC_PHYS_VALID) {
-                deliver_physical(&s, i, i);
-            }
+        s->self = true;
+    } else if (shorthand == SHORTHAND_ALL ||
+               shorthand == SHORTHAND_ALL_BUT_SELF || dest == broadcast) {
+        for (uint32_t i = 0; i <= s->max_index; i++) {
+            add_target(s, i, i, true);
+        }
+        if (shorthand == SHORTHAND_ALL_BUT_SELF) {
+            s->self = false;
+        } else {
+            s->self = true;
         }
     } else if (!(icr_lo & ICR_DEST_LOGICAL)) {
-        if (dest > max_index) {
-            fail(&s, AVIC_IPI_FAILURE_INVALID_TARGET, dest);
-        } else if (dest == self_id) {
-            avic_apic_set_irr(self_page, s.vector);
-        } else {
-            deliver_physical(&s, dest, dest);
-        }
+        add_target(s, dest, dest, false);
     } else if (x2apic) {
         /* x2APIC logical: cluster in [31:16], one bit per member */
         uint32_t cluster = dest >> 16;
         uint32_t bitmap = dest & 0xffff;
 
-        while (bitmap) {
-            uint32_t bit = ctz32(bitmap);
-            uint32_t id = (cluster << 4) + bit;
+        for (; bitmap; bitmap &= bitmap - 1) {
+            uint32_t id = (cluster << 4) + ctz32(bitmap);
 
-            bitmap &= bitmap - 1;
-            if (id > max_index) {
-                fail(&s, AVIC_IPI_FAILURE_INVALID_TARGET, id);
-            } else if (id == self_id) {
-                avic_apic_set_irr(self_page, s.vector);
-            } else {
-                deliver_physical(&s, id, id);
-            }
+            add_target(s, id, id, false);
         }
     } else {
         /* xAPIC logical, flat or cluster model from the sender's DFR */
@@ -309,36 +292,49 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
         uint32_t bitmap = flat ? dest & 0xff : dest & 0xf;
 
         if (!flat && (dest >> 4) == 0xf) {
-            bitmap = 0;     /* cluster 15 is the broadcast cluster */
+            /* cluster 15 is the broadcast cluster: the hypervisor's */
+            fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, base);
         }
-        while (bitmap) {
-            uint32_t bit = ctz32(bitmap);
-            uint32_t index = base + bit;
-            uint32_t entry;
+        for (; bitmap; bitmap &= bitmap - 1) {
+            uint32_t index = base + ctz32(bitmap);
+            uint32_t entry = ops->log_entry(opaque, index);
 
-            bitmap &= bitmap - 1;
-            entry = ops->log_entry(opaque, index);
             if (!(entry & AVIC_LOG_VALID)) {
-                fail(&s, AVIC_IPI_FAILURE_INVALID_TARGET, index);
+                fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, index);
                 continue;
             }
-            entry &= AVIC_LOG_GUEST_ID_MASK;
-            if (entry == self_id) {
-                avic_apic_set_irr(self_page, s.vector);
-            } else if (entry > max_index) {
-                fail(&s, AVIC_IPI_FAILURE_INVALID_TARGET, index);
-            } else {
-                deliver_physical(&s, entry, index);
-            }
+            add_target(s, entry & AVIC_LOG_GUEST_ID_MASK, index, false);
         }
     }
-    if (!s.res.incomplete && s.not_running) {
-        /* IRR bits are set everywhere: the hypervisor wakes the target */
-        s.res = (AvicIpiResult) {
-            .incomplete = true,
-            .cause = AVIC_IPI_FAILURE_TARGET_NOT_RUNNING,
-            .index = s.not_running_index,
-        };
+    if (s->res.incomplete) {
+        return s->res;
     }
-    return s.res;
+
+    /* Then deliver: IRR, then IsRunning (see the header comment) */
+    if (s->self) {
+        avic_apic_set_irr(self_page, vector);
+        s->res.self = true;
+    }
+    for (unsigned i = 0; i < s->n; i++) {
+        uint64_t entry = ops->phys_entry(opaque, s->t[i].index);
+
+        if (!ops->set_irr(opaque, entry & AVIC_PHYS_BACKING_MASK, vector)) {
+            fail(s, AVIC_IPI_FAILURE_INVALID_BACKING_PAGE, s->t[i].report);
+            continue;
+        }
+        /* IRR store before IsRunning load; pairs with the owner's entry */
+        smp_mb();
+        entry = ops->phys_entry(opaque, s->t[i].index);
+        if (entry & AVIC_PHYS_IS_RUNNING) {
+            ops->doorbell(opaque, entry & AVIC_PHYS_HOST_ID_MASK);
+        } else if (!not_running) {
+            not_running = true;
+            not_running_index = s->t[i].report;
+        }
+    }
+    if (!s->res.incomplete && not_running) {
+        /* IRR bits are set everywhere: the hypervisor wakes the target */
+        fail(s, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING, not_running_index);
+    }
+    return s->res;
 }

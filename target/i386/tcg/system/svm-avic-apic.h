@@ -73,13 +73,20 @@ typedef enum AvicAccess {
     AVIC_ACCESS_ACCEL,      /* written, plus the register's side effect */
     AVIC_ACCESS_TRAP,       /* written, then AVIC_NOACCEL after the insn */
     AVIC_ACCESS_FAULT,      /* not done: AVIC_NOACCEL before the insn */
+    AVIC_ACCESS_GP,         /* x2APIC: not done, #GP as x2APIC MSRs do */
 } AvicAccess;
 
 /*
- * Access rule for a 32-bit access at @offset (16-byte aligned register
- * offset; anything else faults), read or write, in xAPIC or x2APIC
- * mode.  An EOI write is ACCEL here; avic_apic_eoi() tells whether it
- * traps instead (level-triggered vector).
+ * Access rule for an access to the register at @offset, read or write,
+ * in xAPIC or x2APIC mode.  The register is @offset & 0xff0, as Linux
+ * decodes AVIC_NOACCEL's offset; callers pass only 32-bit accesses to
+ * a register's first dword (anything else is theirs to handle) and
+ * offsets below 4 KiB.  Linux takes NOACCEL at the offsets of
+ * is_avic_unaccelerated_access_trap() for a trap after a write, so
+ * those never FAULT here, and a read never TRAPs: in x2APIC mode, the
+ * architecturally invalid accesses to them are GP instead.  An EOI
+ * write is ACCEL here; avic_apic_eoi() tells whether it traps instead
+ * (level-triggered vector).
  */
 AvicAccess avic_apic_access(uint32_t offset, bool write, bool x2apic);
 
@@ -115,7 +122,7 @@ void avic_apic_set_irr(uint32_t *page, int vector);
 typedef struct AvicIpiOps {
     /* Entry @index of the physical APIC ID table (index <= max index) */
     uint64_t (*phys_entry)(void *opaque, uint32_t index);
-    /* Entry @index (0..31) of the logical APIC ID table */
+    /* Entry @index (0..59: cluster * 4 + bit) of the logical table */
     uint32_t (*log_entry)(void *opaque, uint32_t index);
     /* Set IRR @vector in the backing page at @backing_pa; false if bad */
     bool (*set_irr)(void *opaque, uint64_t backing_pa, int vector);
@@ -127,15 +134,20 @@ typedef struct AvicIpiResult {
     bool incomplete;            /* AVIC_INCOMPLETE_IPI exit needed */
     AvicIpiFailure cause;
     uint32_t index;             /* EXITINFO2[31:0] */
+    bool self;                  /* own IRR set: evaluate again */
 } AvicIpiResult;
 
 /*
  * The IPI a guest's ICR write sends, with @icr_lo and @icr_hi as written
  * (x2APIC: @icr_hi is the 32-bit destination), from the vCPU with APIC
  * ID @self_id whose backing page is @self_page (for self-IPIs and, in
- * xAPIC mode, its DFR), with @max_index from the VMCB.  Targets get
- * their IRR bit and, when running, a doorbell; the result says whether
- * the write must end in AVIC_INCOMPLETE_IPI, and why.
+ * xAPIC mode, its DFR), with @max_index from the VMCB.  The ICR lands
+ * in @self_page as two 32-bit halves at 0x300 and 0x310, in x2APIC mode
+ * too (AMD's layout, which KVM reads back: x2apic_icr_is_split).  When
+ * every target is valid, each gets its IRR bit and, when running, a
+ * doorbell; when one is not, nobody gets anything (the hypervisor
+ * emulates the whole IPI).  The result says whether the write must end
+ * in AVIC_INCOMPLETE_IPI, and why.
  */
 AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
                                  uint32_t *self_page, uint32_t self_id,
