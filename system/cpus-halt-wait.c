@@ -10,8 +10,8 @@
  * cpu_exec() returns EXCP_HLT or EXCP_HALTED, or EXCP_INTERRUPT with the
  * vCPU halted; tuned by the TCG accelerator (accel/tcg/tcg-all.c:
  * x-halt-poll-ns, cpus_set_pause_yield()); cpus_pause_yields() tells
- * ppc's translator whether priority nops should leave the TB.  The kick side is
- * qemu_cpu_kick() in system/cpus.c, which sets halt_event.
+ * ppc's translator whether priority nops should leave the TB.  The kick
+ * side is qemu_cpu_kick() in system/cpus.c, which sets halt_event.
  */
 
 #include "qemu/osdep.h"
