@@ -179,22 +179,27 @@ void avic_apic_set_irr(uint32_t *page, int vector)
                1U << (vector % 32));
 }
 
-/* One destination of an IPI: physical table index, exit index */
+/* One named destination of an IPI: its physical entry, exit index */
 typedef struct IpiTarget {
     uint32_t index;
     uint32_t report;
+    uint64_t entry;
 } IpiTarget;
 
-#define IPI_TARGETS_MAX (AVIC_MAX_INDEX_X2APIC + 1)
+/* Named destinations are at most the 16 members of an x2APIC cluster */
+#define IPI_TARGETS_MAX 16
 
 typedef struct IpiState {
     const AvicIpiOps *ops;
     void *opaque;
+    int vector;
     uint32_t self_id;
     uint32_t max_index;
     bool self;
     unsigned n;
     IpiTarget t[IPI_TARGETS_MAX];
+    bool not_running;
+    uint32_t not_running_index;
     AvicIpiResult res;
 } IpiState;
 
@@ -208,25 +213,48 @@ static void fail(IpiState *s, AvicIpiFailure cause, uint32_t index)
 }
 
 /*
- * Add the vCPU with APIC ID @id as a target; @report is its index in
- * the exit information.  @skip_invalid: broadcasts skip invalid
- * entries, named destinations fail on them.
+ * Add the vCPU with APIC ID @id as a named target; @report is its index
+ * in the exit information.  Invalid ones fail the whole IPI.
  */
-static void add_target(IpiState *s, uint32_t id, uint32_t report,
-                       bool skip_invalid)
+static void add_target(IpiState *s, uint32_t id, uint32_t report)
 {
+    uint64_t entry;
+
     if (id == s->self_id) {
         s->self = true;
         return;
     }
-    if (id > s->max_index ||
-        !(s->ops->phys_entry(s->opaque, id) & AVIC_PHYS_VALID)) {
-        if (!skip_invalid) {
-            fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, report);
-        }
+    entry = id > s->max_index ? 0 : s->ops->phys_entry(s->opaque, id);
+    if (!(entry & AVIC_PHYS_VALID)) {
+        fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, report);
         return;
     }
-    s->t[s->n++] = (IpiTarget) { .index = id, .report = report };
+    assert(s->n < IPI_TARGETS_MAX);
+    s->t[s->n++] = (IpiTarget) { .index = id, .report = report,
+                                 .entry = entry };
+}
+
+/*
+ * IRR in the backing page of the valid physical @entry at @index, then
+ * IsRunning: a doorbell, or the exit index for TARGET_NOT_RUNNING.
+ */
+static void deliver(IpiState *s, uint32_t index, uint32_t report,
+                    uint64_t entry)
+{
+    if (!s->ops->set_irr(s->opaque, entry & AVIC_PHYS_BACKING_MASK,
+                         s->vector)) {
+        fail(s, AVIC_IPI_FAILURE_INVALID_BACKING_PAGE, report);
+        return;
+    }
+    /* IRR store before IsRunning load: see the header comment */
+    smp_mb();
+    entry = s->ops->phys_entry(s->opaque, index);
+    if (entry & AVIC_PHYS_IS_RUNNING) {
+        s->ops->doorbell(s->opaque, entry & AVIC_PHYS_HOST_ID_MASK);
+    } else if (!s->not_running) {
+        s->not_running = true;
+        s->not_running_index = report;
+    }
 }
 
 AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
@@ -234,13 +262,12 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
                                  uint32_t icr_lo, uint32_t icr_hi,
                                  bool x2apic, uint32_t max_index)
 {
-    IpiState state = { .ops = ops }, *s = &state;
-    int vector = icr_lo & ICR_VECTOR_MASK;
+    IpiState state = { .ops = ops, .vector = icr_lo & ICR_VECTOR_MASK };
+    IpiState *s = &state;
+    int vector = s->vector;
     unsigned shorthand = (icr_lo & ICR_SHORTHAND_MASK) >> ICR_SHORTHAND_SHIFT;
     uint32_t broadcast = x2apic ? 0xffffffffU : 0xffU;
     uint32_t dest = x2apic ? icr_hi : icr_hi >> 24;
-    bool not_running = false;
-    uint32_t not_running_index = 0;
 
     s->opaque = opaque;
     s->self_id = self_id;
@@ -260,21 +287,35 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
         return s->res;
     }
 
-    /* First every target, so that an invalid one stops them all */
     if (shorthand == SHORTHAND_SELF) {
-        s->self = true;
-    } else if (shorthand == SHORTHAND_ALL ||
-               shorthand == SHORTHAND_ALL_BUT_SELF || dest == broadcast) {
+        avic_apic_set_irr(self_page, vector);
+        s->res.self = true;
+        return s->res;
+    }
+    if (shorthand == SHORTHAND_ALL || shorthand == SHORTHAND_ALL_BUT_SELF ||
+        dest == broadcast) {
+        /* Every valid entry; invalid ones are skipped, not failures */
+        if (shorthand != SHORTHAND_ALL_BUT_SELF) {
+            avic_apic_set_irr(self_page, vector);
+            s->res.self = true;
+        }
         for (uint32_t i = 0; i <= s->max_index; i++) {
-            add_target(s, i, i, true);
+            uint64_t entry;
+
+            if (i == self_id) {
+                continue;
+            }
+            entry = ops->phys_entry(opaque, i);
+            if (entry & AVIC_PHYS_VALID) {
+                deliver(s, i, i, entry);
+            }
         }
-        if (shorthand == SHORTHAND_ALL_BUT_SELF) {
-            s->self = false;
-        } else {
-            s->self = true;
-        }
-    } else if (!(icr_lo & ICR_DEST_LOGICAL)) {
-        add_target(s, dest, dest, false);
+        goto done;
+    }
+
+    /* Named targets first, so that an invalid one stops them all */
+    if (!(icr_lo & ICR_DEST_LOGICAL)) {
+        add_target(s, dest, dest);
     } else if (x2apic) {
         /* x2APIC logical: cluster in [31:16], one bit per member */
         uint32_t cluster = dest >> 16;
@@ -283,7 +324,7 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
         for (; bitmap; bitmap &= bitmap - 1) {
             uint32_t id = (cluster << 4) + ctz32(bitmap);
 
-            add_target(s, id, id, false);
+            add_target(s, id, id);
         }
     } else {
         /* xAPIC logical, flat or cluster model from the sender's DFR */
@@ -294,6 +335,7 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
         if (!flat && (dest >> 4) == 0xf) {
             /* cluster 15 is the broadcast cluster: the hypervisor's */
             fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, base);
+            bitmap = 0;
         }
         for (; bitmap; bitmap &= bitmap - 1) {
             uint32_t index = base + ctz32(bitmap);
@@ -303,7 +345,7 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
                 fail(s, AVIC_IPI_FAILURE_INVALID_TARGET, index);
                 continue;
             }
-            add_target(s, entry & AVIC_LOG_GUEST_ID_MASK, index, false);
+            add_target(s, entry & AVIC_LOG_GUEST_ID_MASK, index);
         }
     }
     if (s->res.incomplete) {
@@ -316,25 +358,12 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
         s->res.self = true;
     }
     for (unsigned i = 0; i < s->n; i++) {
-        uint64_t entry = ops->phys_entry(opaque, s->t[i].index);
-
-        if (!ops->set_irr(opaque, entry & AVIC_PHYS_BACKING_MASK, vector)) {
-            fail(s, AVIC_IPI_FAILURE_INVALID_BACKING_PAGE, s->t[i].report);
-            continue;
-        }
-        /* IRR store before IsRunning load; pairs with the owner's entry */
-        smp_mb();
-        entry = ops->phys_entry(opaque, s->t[i].index);
-        if (entry & AVIC_PHYS_IS_RUNNING) {
-            ops->doorbell(opaque, entry & AVIC_PHYS_HOST_ID_MASK);
-        } else if (!not_running) {
-            not_running = true;
-            not_running_index = s->t[i].report;
-        }
+        deliver(s, s->t[i].index, s->t[i].report, s->t[i].entry);
     }
-    if (!s->res.incomplete && not_running) {
+done:
+    if (!s->res.incomplete && s->not_running) {
         /* IRR bits are set everywhere: the hypervisor wakes the target */
-        fail(s, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING, not_running_index);
+        fail(s, AVIC_IPI_FAILURE_TARGET_NOT_RUNNING, s->not_running_index);
     }
     return s->res;
 }
