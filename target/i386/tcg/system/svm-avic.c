@@ -1,0 +1,439 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * AMD AVIC and x2AVIC in nested SVM under TCG.
+ *
+ * An L1 hypervisor (KVM with kvm_amd avic=1) sets int_ctl's AVIC enable
+ * bit and points the VMCB at a virtual APIC backing page, the physical
+ * and logical APIC ID tables and the guest-physical APIC BAR.  While L2
+ * runs, its APIC lives in the backing page; the rules of that page are
+ * svm-avic-apic.c, and this file wires them in:
+ *
+ * - VMRUN (svm_helper.c) checks the table pointers and evaluates the
+ *   page; #VMEXIT drops what was due.  The fields are read from the VMCB
+ *   when used, so nothing beyond stock's migration stream is needed.
+ * - Delivery: CPU_INTERRUPT_AVIC means "evaluate the page".  It is taken
+ *   like V_IRQ (GIF, IF, interrupt shadow; cpu.c) and moves the vector
+ *   from IRR to ISR (x86_cpu_exec_interrupt() in seg_helper.c).
+ * - Doorbells, from the doorbell MSR, from IPIs of other vCPUs and from
+ *   the emulated AMD IOMMU: set CPU_INTERRUPT_AVIC, kick the vCPU.  The
+ *   sender sets the IRR bit first, and the vCPU clears the request
+ *   before it reads IRR, with full barriers on both sides, so a bit set
+ *   concurrently is either seen now or requested again.  A doorbell for
+ *   a CPU outside AVIC guest mode is left pending and ignored; VMRUN
+ *   evaluates the page anyway.  No BQL on that path unless the target
+ *   is halted (then the BQL orders the wake-up against its idle check).
+ * - xAVIC: an L2 data access whose guest-physical page is the APIC BAR
+ *   (found at the end of the nested page walk, after NPT permissions, in
+ *   excp_helper.c) is classified per access: faults exit AVIC_NOACCEL
+ *   from the TLB fill, which has the return address; reads and plain
+ *   writes go to the backing page through a sub-page TLB entry, so every
+ *   access comes back here; writes with an effect re-execute their
+ *   instruction alone in a TB, and the effect (TPR, EOI, IPI, or the
+ *   trap exit) runs as soon as the instruction is done.
+ * - x2AVIC: x2APIC MSR accesses L1 does not intercept go to the backing
+ *   page (misc_helper.c); WRMSR ends the TB, so effects run right after.
+ *
+ * Not emulated: see docs/avic.md.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/main-loop.h"
+#include "qemu/log.h"
+#include "cpu.h"
+#include "exec/cpu_ldst.h"
+#include "exec/exec-all.h"
+#include "exec/translation-block.h"
+#include "exec/memory.h"
+#include "exec/ramblock.h"
+#include "tcg/helper-tcg.h"
+#include "svm-avic.h"
+#include "svm-avic-apic.h"
+
+/* VMCB control area fields of AVIC */
+#define VMCB_AVIC_APIC_BAR      0x098
+#define VMCB_AVIC_BACKING_PAGE  0x0e0
+#define VMCB_AVIC_LOGICAL_TABLE 0x0f0
+#define VMCB_AVIC_PHYSICAL_TABLE 0x0f8
+#define VMCB_AVIC_ADDR_MASK     0x000ffffffffff000ULL
+#define VMCB_AVIC_MAX_INDEX_MASK 0xfffULL
+
+/* A register of a mapped page (L1 memory is little-endian) */
+#define PAGE_REG(page, off) le32_to_cpu(qatomic_read(&(page)->regs[(off) / 4]))
+
+#define MSR_AMD64_AVIC_DOORBELL 0xc001011b
+#define MSR_X2APIC_FIRST        0x800
+#define MSR_X2APIC_LAST         0x8ff
+
+static uint64_t vmcb_avic_field(CPUX86State *env, unsigned offset)
+{
+    return x86_ldq_phys(env_cpu(env), env->vm_vmcb + offset);
+}
+
+/* A 4 KiB page of L1 RAM in host memory, for atomic updates */
+typedef struct AvicPage {
+    uint32_t *regs;
+    MemoryRegion *mr;
+    hwaddr xlat;
+} AvicPage;
+
+/* Callers are vCPU threads inside cpu_exec(), which holds RCU */
+static bool avic_page_map(CPUState *cs, hwaddr pa, AvicPage *page)
+{
+    AddressSpace *as = cpu_get_address_space(cs, X86ASIdx_MEM);
+    hwaddr len = AVIC_BACKING_PAGE_SIZE;
+
+    page->mr = address_space_translate(as, pa & VMCB_AVIC_ADDR_MASK,
+                                       &page->xlat, &len, true,
+                                       MEMTXATTRS_UNSPECIFIED);
+    if (len < AVIC_BACKING_PAGE_SIZE || !memory_region_is_ram(page->mr) ||
+        memory_region_is_ram_device(page->mr) || page->mr->readonly) {
+        return false;
+    }
+    page->regs = qemu_map_ram_ptr(page->mr->ram_block, page->xlat);
+    return true;
+}
+
+/* After a store to the page: migration must send it again */
+static void avic_page_written(AvicPage *page)
+{
+    memory_region_set_dirty(page->mr, page->xlat, AVIC_BACKING_PAGE_SIZE);
+}
+
+static bool avic_own_page(CPUX86State *env, AvicPage *page)
+{
+    return avic_page_map(env_cpu(env),
+                         vmcb_avic_field(env, VMCB_AVIC_BACKING_PAGE), page);
+}
+
+/* Own request: the next TB boundary takes it */
+static void avic_request_self(CPUState *cs)
+{
+    cpu_set_interrupt(cs, CPU_INTERRUPT_AVIC);
+    qatomic_set(&cs->neg.icount_decr.u16.high, -1);
+}
+
+void svm_avic_ring_doorbell(CPUState *cs)
+{
+    if (cs == current_cpu) {
+        avic_request_self(cs);
+        return;
+    }
+    /* A full barrier: IRR store, request, then the halted check */
+    cpu_set_interrupt(cs, CPU_INTERRUPT_AVIC);
+    if (qatomic_read(&cs->halted) && !bql_locked()) {
+        BQL_LOCK_GUARD();
+        qemu_cpu_kick(cs);
+    } else {
+        qemu_cpu_kick(cs);
+    }
+}
+
+/*
+ * Clear the request, then read IRR: a doorbell sets IRR before its
+ * request, so it is seen here or requests again.
+ */
+static void avic_evaluate(CPUX86State *env)
+{
+    CPUState *cs = env_cpu(env);
+    AvicPage page;
+
+    cpu_reset_interrupt(cs, CPU_INTERRUPT_AVIC);
+    smp_mb();
+    if (env->avic_post_write ||
+        (avic_own_page(env, &page) && avic_apic_pending(page.regs) >= 0)) {
+        avic_request_self(cs);
+    }
+}
+
+static G_NORETURN void avic_exit(CPUX86State *env, uint32_t exit_code,
+                                 uint64_t info1, uint64_t info2,
+                                 uintptr_t retaddr)
+{
+    x86_stq_phys(env_cpu(env), env->vm_vmcb +
+                 offsetof(struct vmcb, control.exit_info_2), info2);
+    cpu_vmexit(env, exit_code, info1, retaddr);
+}
+
+/* AVIC_NOACCEL: EXITINFO1 is the register offset and bit 32 for a write */
+static G_NORETURN void avic_noaccel_exit(CPUX86State *env, uint32_t offset,
+                                         bool write, uint32_t vector,
+                                         uintptr_t retaddr)
+{
+    avic_exit(env, SVM_EXIT_AVIC_NOACCEL,
+              (offset & 0xff0) | ((uint64_t)write << 32), vector, retaddr);
+}
+
+/* The IPI engine's view of guest memory and of the other CPUs */
+static uint64_t ipi_phys_entry(void *opaque, uint32_t index)
+{
+    CPUX86State *env = opaque;
+    uint64_t table = vmcb_avic_field(env, VMCB_AVIC_PHYSICAL_TABLE);
+
+    return x86_ldq_phys(env_cpu(env),
+                        (table & VMCB_AVIC_ADDR_MASK) + index * 8ULL);
+}
+
+static uint32_t ipi_log_entry(void *opaque, uint32_t index)
+{
+    CPUX86State *env = opaque;
+    uint64_t table = vmcb_avic_field(env, VMCB_AVIC_LOGICAL_TABLE);
+
+    return x86_ldl_phys(env_cpu(env),
+                        (table & VMCB_AVIC_ADDR_MASK) + index * 4ULL);
+}
+
+static bool ipi_set_irr(void *opaque, uint64_t backing_pa, int vector)
+{
+    CPUX86State *env = opaque;
+    AvicPage page;
+
+    if (!avic_page_map(env_cpu(env), backing_pa, &page)) {
+        return false;
+    }
+    avic_apic_set_irr(page.regs, vector);
+    avic_page_written(&page);
+    return true;
+}
+
+static void ipi_doorbell(void *opaque, uint32_t host_apic_id)
+{
+    CPUState *cs = cpu_by_arch_id(host_apic_id);
+
+    if (cs) {
+        svm_avic_ring_doorbell(cs);
+    }
+}
+
+static const AvicIpiOps avic_ipi_ops = {
+    .phys_entry = ipi_phys_entry,
+    .log_entry = ipi_log_entry,
+    .set_irr = ipi_set_irr,
+    .doorbell = ipi_doorbell,
+};
+
+static void avic_send_ipi(CPUX86State *env, AvicPage *page, bool x2apic)
+{
+    uint32_t lo = PAGE_REG(page, AVIC_REG_ICR_LO);
+    uint32_t hi = PAGE_REG(page, AVIC_REG_ICR_HI);
+    uint32_t id = PAGE_REG(page, AVIC_REG_ID);
+    uint64_t table = vmcb_avic_field(env, VMCB_AVIC_PHYSICAL_TABLE);
+    AvicIpiResult res;
+
+    res = avic_apic_send_ipi(&avic_ipi_ops, env, page->regs,
+                             x2apic ? id : id >> 24, lo, hi, x2apic,
+                             table & VMCB_AVIC_MAX_INDEX_MASK);
+    avic_page_written(page);
+    if (res.incomplete) {
+        avic_exit(env, SVM_EXIT_AVIC_INCOMPLETE_IPI,
+                  lo | ((uint64_t)hi << 32),
+                  ((uint64_t)res.cause << 32) | res.index, 0);
+    }
+}
+
+/* The effect of a write that landed in the page; the insn is done */
+static void avic_after_write(CPUX86State *env, uint32_t offset)
+{
+    bool x2apic = cpu_svm_x2avic_active(env);
+    AvicPage page;
+    int vector;
+
+    if (!avic_own_page(env, &page)) {
+        return;
+    }
+    switch (offset) {
+    case AVIC_REG_TPR:
+        avic_apic_set_tpr(page.regs, PAGE_REG(&page, AVIC_REG_TPR));
+        break;
+    case AVIC_REG_EOI:
+        if (!avic_apic_eoi(page.regs, &vector)) {
+            /* level-triggered: the hypervisor completes the EOI */
+            avic_noaccel_exit(env, offset, true, MAX(vector, 0), 0);
+        }
+        break;
+    case AVIC_REG_ICR_LO:
+        avic_send_ipi(env, &page, x2apic);
+        break;
+    case AVIC_REG_SELF_IPI:
+        vector = PAGE_REG(&page, AVIC_REG_SELF_IPI) & 0xff;
+        if (vector >= 16) {
+            avic_apic_set_irr(page.regs, vector);
+        }
+        break;
+    default:
+        /* trap-style: written, now the hypervisor acts on it */
+        avic_page_written(&page);
+        avic_noaccel_exit(env, offset, true, 0, 0);
+    }
+    avic_page_written(&page);
+}
+
+void svm_avic_exec_interrupt(CPUX86State *env)
+{
+    AvicPage page;
+    int vector;
+
+    if (env->avic_post_write) {
+        uint32_t offset = env->avic_post_write & 0xfff;
+
+        env->avic_post_write = 0;
+        avic_after_write(env, offset);
+        avic_evaluate(env);
+        return;
+    }
+
+    cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
+    smp_mb();
+    if (!avic_own_page(env, &page)) {
+        return;
+    }
+    vector = avic_apic_pending(page.regs);
+    if (vector < 0 || !avic_apic_accept(page.regs, vector)) {
+        return;
+    }
+    avic_page_written(&page);
+    if (avic_apic_pending(page.regs) >= 0) {
+        /* a higher class may interrupt the handler once IF is set */
+        avic_request_self(env_cpu(env));
+    }
+    qemu_log_mask(CPU_LOG_INT, "Servicing AVIC INT=0x%02x\n", vector);
+    do_interrupt_x86_hardirq(env, vector, 1);
+}
+
+void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
+{
+    uint64_t limit = 1ULL << env_archcpu(env)->phys_bits;
+    static const unsigned pointers[] = {
+        VMCB_AVIC_BACKING_PAGE, VMCB_AVIC_LOGICAL_TABLE,
+        VMCB_AVIC_PHYSICAL_TABLE, VMCB_AVIC_APIC_BAR,
+    };
+
+    env->avic_replay = false;
+    env->avic_post_write = 0;
+    if (!cpu_svm_avic_active(env)) {
+        return;
+    }
+    for (unsigned i = 0; i < ARRAY_SIZE(pointers); i++) {
+        uint64_t pa = vmcb_avic_field(env, pointers[i]) & VMCB_AVIC_ADDR_MASK;
+
+        if (pa >= limit) {
+            cpu_vmexit(env, SVM_EXIT_ERR, 0, retaddr);
+        }
+    }
+    avic_evaluate(env);
+}
+
+void svm_avic_vmexit(CPUX86State *env)
+{
+    env->avic_replay = false;
+    env->avic_post_write = 0;
+}
+
+bool svm_avic_is_apic_bar(CPUX86State *env, hwaddr gpa)
+{
+    return cpu_svm_avic_active(env) && !cpu_svm_x2avic_active(env) &&
+           !((gpa ^ vmcb_avic_field(env, VMCB_AVIC_APIC_BAR)) &
+             VMCB_AVIC_ADDR_MASK);
+}
+
+void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
+                            MMUAccessType access_type, hwaddr *paddr,
+                            uintptr_t retaddr)
+{
+    CPUState *cs = env_cpu(env);
+    uint32_t offset = addr & (AVIC_BACKING_PAGE_SIZE - 1);
+    bool write = access_type == MMU_DATA_STORE;
+    AvicAccess access = AVIC_ACCESS_FAULT;
+
+    /* Only aligned 32-bit accesses to a register's first dword */
+    if (size == 4 && !(offset & 0xf)) {
+        access = avic_apic_access(offset, write, false);
+    }
+    if (access == AVIC_ACCESS_FAULT || access == AVIC_ACCESS_GP) {
+        avic_noaccel_exit(env, offset, write, 0, retaddr);
+    }
+    if (write && access != AVIC_ACCESS_ALLOW) {
+        if (!env->avic_replay) {
+            /* Again, alone in a TB, so the effect comes right after it */
+            env->avic_replay = true;
+            cpu_restore_state(cs, retaddr);
+            cs->cflags_next_tb = cs->tcg_cflags | CF_NOIRQ | 1;
+            cpu_loop_exit_noexc(cs);
+        }
+        env->avic_replay = false;
+        env->avic_post_write = AVIC_POST_WRITE | offset;
+        avic_request_self(cs);
+    }
+    *paddr = (vmcb_avic_field(env, VMCB_AVIC_BACKING_PAGE) &
+              VMCB_AVIC_ADDR_MASK) | offset;
+}
+
+bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
+                    uintptr_t retaddr)
+{
+    uint32_t offset = (msr - MSR_X2APIC_FIRST) << 4;
+    AvicAccess access;
+    AvicPage page;
+
+    if (msr == MSR_AMD64_AVIC_DOORBELL) {
+        if (!(env->features[FEAT_SVM] & CPUID_SVM_AVIC)) {
+            return false;
+        }
+        ipi_doorbell(env, (uint32_t)val);
+        return true;
+    }
+    if (msr < MSR_X2APIC_FIRST || msr > MSR_X2APIC_LAST ||
+        !cpu_svm_x2avic_active(env)) {
+        return false;
+    }
+    access = avic_apic_access(offset, true, true);
+    if (access == AVIC_ACCESS_FAULT) {
+        avic_noaccel_exit(env, offset, true, 0, retaddr);
+    }
+    /* Only the ICR is a 64-bit x2APIC register */
+    if (access == AVIC_ACCESS_GP ||
+        (offset != AVIC_REG_ICR_LO && (val >> 32))) {
+        raise_exception_err_ra(env, EXCP0D_GPF, 0, retaddr);
+    }
+    if (!avic_own_page(env, &page)) {
+        return true;
+    }
+    if (offset == AVIC_REG_ICR_LO) {
+        qatomic_set(&page.regs[AVIC_REG_ICR_HI / 4], cpu_to_le32(val >> 32));
+    }
+    qatomic_set(&page.regs[offset / 4], cpu_to_le32(val));
+    avic_page_written(&page);
+    if (access != AVIC_ACCESS_ALLOW) {
+        env->avic_post_write = AVIC_POST_WRITE | offset;
+        avic_request_self(env_cpu(env));
+    }
+    return true;
+}
+
+bool svm_avic_rdmsr(CPUX86State *env, uint32_t msr, uint64_t *val,
+                    uintptr_t retaddr)
+{
+    uint32_t offset = (msr - MSR_X2APIC_FIRST) << 4;
+    AvicAccess access;
+    AvicPage page;
+
+    if (msr < MSR_X2APIC_FIRST || msr > MSR_X2APIC_LAST ||
+        !cpu_svm_x2avic_active(env)) {
+        return false;
+    }
+    access = avic_apic_access(offset, false, true);
+    if (access == AVIC_ACCESS_FAULT) {
+        avic_noaccel_exit(env, offset, false, 0, retaddr);
+    }
+    if (access == AVIC_ACCESS_GP) {
+        raise_exception_err_ra(env, EXCP0D_GPF, 0, retaddr);
+    }
+    *val = 0;
+    if (avic_own_page(env, &page)) {
+        *val = PAGE_REG(&page, offset);
+        if (offset == AVIC_REG_ICR_LO) {
+            *val |= (uint64_t)PAGE_REG(&page, AVIC_REG_ICR_HI) << 32;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,51 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * AMD AVIC and x2AVIC in nested SVM under TCG: the hooks the SVM, MMU,
+ * MSR and interrupt code call.  svm-avic.c has the design; the backing
+ * page rules themselves are svm-avic-apic.c.
+ */
+
+#ifndef SVM_AVIC_H
+#define SVM_AVIC_H
+
+#include "cpu.h"
+
+/* env->avic_post_write: a register write whose effect is due */
+#define AVIC_POST_WRITE     0x8000
+
+/* VMRUN: check and take the AVIC fields of the VMCB, evaluate the page */
+void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr);
+
+/* #VMEXIT: forget what was due in guest mode */
+void svm_avic_vmexit(CPUX86State *env);
+
+/* x86_cpu_exec_interrupt(): CPU_INTERRUPT_AVIC was chosen */
+void svm_avic_exec_interrupt(CPUX86State *env);
+
+/*
+ * x86_cpu_tlb_fill(): an L2 data access to the guest-physical APIC BAR
+ * in xAPIC mode.  Raises the AVIC_NOACCEL fault or re-executes the
+ * instruction alone; otherwise returns the backing page address to map
+ * for this one access in *paddr.
+ */
+void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
+                            MMUAccessType access_type, hwaddr *paddr,
+                            uintptr_t retaddr);
+
+/* Is @gpa (an L2 guest-physical address) on the AVIC APIC BAR page? */
+bool svm_avic_is_apic_bar(CPUX86State *env, hwaddr gpa);
+
+/*
+ * helper_wrmsr() / helper_rdmsr(): the doorbell MSR, and x2APIC MSRs
+ * of an L2 in x2AVIC mode.  True when handled here.
+ */
+bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
+                    uintptr_t retaddr);
+bool svm_avic_rdmsr(CPUX86State *env, uint32_t msr, uint64_t *val,
+                    uintptr_t retaddr);
+
+/* The doorbell: @cs re-evaluates its backing page if it runs AVIC */
+void svm_avic_ring_doorbell(CPUState *cs);
+
+#endif
