@@ -41,7 +41,8 @@ KVM_TESTS := startup-matrix-vs-stock libvirt-domain
 # Nested KVM test bed (tests/guest/kvm-nested): Debian 6.12 and 7.3 as
 # KVM hosts under the fork's TCG, the fork's binary inside.
 NESTED_KVM_KERNELS := 6.12 7.3
-NESTED_KVM_TESTS := kvm-nested-smoke kvm-nested-apicv kvm-nested-amd-iommu
+NESTED_KVM_TESTS := kvm-nested-smoke kvm-nested-apicv kvm-nested-amd-iommu \
+	kvm-nested-avic
 # The same 6.12 and 7.3 kernels as guests of the emulated AMD IOMMU.
 KVM_HOST_GUEST_TESTS_x86_64 := amd-iommu-events
 # Fork against stock QEMU of the same base (make stock).
@@ -53,7 +54,7 @@ COMPAT_TESTS := xics-migration
 GUEST_TESTS_ppc64 := xics-mttcg xics-stop-self xics-hcall-log
 GUEST_COMPAT_TESTS_ppc64 := xics-live-migration
 
-.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic pq-status pq-export clean distclean
 
 all: build
 
@@ -75,7 +76,7 @@ check-build: build
 	$(NINJA) -C $(OBJ) $(addprefix tests/qtest/,$(QTEST_BINS)) \
 	    $(addprefix tests/unit/,$(UNIT_TESTS))
 
-check: check-build stock
+check: check-build stock ipi-bench-x86
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
 	    KVM_TESTS="$(KVM_TESTS)" NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
@@ -117,6 +118,19 @@ bench: build stock guest-ppc64 ipi-bench
 
 bench-linux: build stock ipi-bench
 	$(BENCH_LINUX)
+
+# The emulated AVIC (TCG, nested SVM): a 2-vCPU L2 Linux's IPI load
+# under L1 KVM with kvm_amd avic=1 against avic=0 (results go to
+# docs/benchmarks.md by hand); BENCH_AVIC_RUNS runs each, on L1 Linux
+# BENCH_AVIC_KERNEL, BENCH_AVIC_SECONDS per workload.
+BENCH_AVIC_RUNS ?= 5
+BENCH_AVIC_SECONDS ?= 4
+BENCH_AVIC_KERNEL ?= 6.12
+bench-avic: build ipi-bench-x86
+	/usr/bin/python3 tests/guest/kvm-nested/kvm-nested-avic-bench.py \
+	    build/qemu-system-x86_64 \
+	    "$$(sh tests/guest/fetch-kvm-host.sh $(BENCH_AVIC_KERNEL))" \
+	    $(BENCH_AVIC_RUNS) $(BENCH_AVIC_SECONDS)
 
 include tests/guest/ppc64/guest.mk
 include tests/guest/ppc64-linux/ipi-bench.mk

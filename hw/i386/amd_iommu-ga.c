@@ -13,13 +13,12 @@
  * trace event.
  *
  * A doorbell in hardware tells the AVIC of the CPU running the target
- * vCPU to look at its IRR.  The emulated machine has no AVIC that could
- * act on it (TCG does not emulate SVM AVIC), so the doorbell is counted,
- * traced, and the destination CPU (the IRTE's APIC ID) is kicked out of
- * its execution loop, the nearest an emulated CPU comes to noticing a
- * doorbell; its own interrupt state does not change.  The posted IRR
- * bit is what a hypervisor in the guest sees when it next looks at the
- * backing page.
+ * vCPU to look at its IRR.  It is counted, traced and rung on the CPU
+ * with the IRTE's APIC ID (x86_cpu_avic_doorbell()): under TCG, a CPU
+ * that runs L2 with the emulated AVIC (target/i386/tcg/system/svm-avic.c)
+ * then evaluates its backing page and delivers the vector; any other CPU
+ * is only kicked, and the posted IRR bit waits for its next VMRUN, or for
+ * the hypervisor in the guest to look at the backing page.
  */
 
 #include "qemu/osdep.h"
@@ -362,7 +361,7 @@ int amdvi_ga_post(AMDVIState *s, uint64_t lo, uint64_t hi, uint16_t devid)
         trace_amdvi_ga_doorbell(devid, dest);
         CPU_FOREACH(cs) {
             if (X86_CPU(cs)->apic_id == dest) {
-                qemu_cpu_kick(cs);
+                x86_cpu_avic_doorbell(cs);
             }
         }
     } else if (ga_log_intr) {

@@ -4,7 +4,8 @@
 # loads the KVM modules (kvm_amd with $tb_kvm_amd from the kernel
 # command line), enables KVM's APICv/AVIC/IRTE tracepoints, then runs
 # the L1 QEMU once per /runs/* folder (args: one argument a line; qmp,
-# if present: QMP lines fed to -qmp stdio) and reports everything on
+# if present: QMP lines fed to -qmp stdio; stamp, if present: stdout
+# lines get L1's uptime and KVM's exit count) and reports everything on
 # /dev/ttyS1 as "=== ... ===" markers followed by base64 data.
 /bin/busybox mkdir -p /proc /sys /dev /tmp
 /bin/busybox mount -t proc proc /proc
@@ -20,6 +21,14 @@ feed() {
         usleep 200000
         echo "$line"
     done < "$1"
+}
+
+# each line of stdin with L1's uptime and KVM's exit count before it
+stamp() {
+    while IFS= read -r line; do
+        read -r up idle < /proc/uptime
+        echo "$up $(cat $dbg/kvm/exits 2>/dev/null || echo -) $line"
+    done
 }
 
 mark L1 BEGIN
@@ -41,6 +50,8 @@ cat /sys/class/iommu/*/amd-iommu/features 2>/dev/null | b64
 
 t=/sys/kernel/tracing
 mount -t tracefs tracefs $t
+dbg=/sys/kernel/debug
+mount -t debugfs debugfs $dbg
 mark L1 EVENTS
 for e in $t/events/kvm/kvm_apicv_inhibit_changed \
          $t/events/kvm/kvm_pi_irte_update $t/events/kvm/kvm_avic_*; do
@@ -58,7 +69,11 @@ for r in /runs/*; do
     while IFS= read -r a; do
         set -- "$@" "$a"
     done < "$r/args"
-    if [ -f "$r/qmp" ]; then
+    if [ -f "$r/stamp" ]; then
+        { timeout -s KILL "$tb_timeout" $qemu "$@" < /dev/null 2> /tmp/err
+          echo $? > /tmp/rc; } | stamp > /tmp/out
+        (exit "$(cat /tmp/rc)")
+    elif [ -f "$r/qmp" ]; then
         feed "$r/qmp" |
             timeout -s KILL "$tb_timeout" $qemu "$@" -qmp stdio \
                 > /tmp/out 2> /tmp/err

@@ -72,17 +72,25 @@ def _add_qemu(qemu, root):
         _copy(lib, root)
 
 
-def _l2_initrd(hostdir, path):
+def _l2_initrd(hostdir, path, files=None):
+    """L2's initramfs; files: {path in L2: host file}, e.g. /l2-run,
+    which l2-init.sh runs after the marker if present."""
     with tempfile.TemporaryDirectory() as root:
         _add_busybox_init(hostdir, root, "l2-init.sh")
+        for dst, src in (files or {}).items():
+            os.chmod(_copy(src, root, dst), 0o755)
         pack(root, path)
 
 
-def _write_run(root, index, name, args, qmp=None):
+def _write_run(root, index, name, args, qmp=None, stamp=False):
     d = os.path.join(root, "runs", "%02d" % index)
     os.makedirs(d)
     with open(os.path.join(d, "name"), "w") as f:
         f.write(name)
+    if stamp:
+        # l1-init.sh prefixes each stdout line with L1's uptime and
+        # KVM's exit count (debugfs kvm/exits, all VMs) at that moment
+        open(os.path.join(d, "stamp"), "w").close()
     with open(os.path.join(d, "args"), "w") as f:
         f.writelines(a + "\n" for a in L1_QEMU_ARGS + list(args))
     if qmp is not None:
@@ -109,11 +117,13 @@ def build_l1_initrd(qemu_l1, hostdir, cases, l2, path):
                     case["name"] == "l2":
                 raise ValueError("bad case name %r" % case["name"])
             _write_run(root, i, case["name"], case["args"],
-                       case.get("qmp", []))
+                       case.get("qmp", []), case.get("stamp", False))
         if l2 is not None:
             _copy(os.path.join(hostdir, "vmlinuz"), root, "l2/vmlinuz")
-            _l2_initrd(hostdir, os.path.join(root, "l2/initrd"))
-            _write_run(root, len(cases), "l2", L2_ARGS + list(l2["args"]))
+            _l2_initrd(hostdir, os.path.join(root, "l2/initrd"),
+                       l2.get("files"))
+            _write_run(root, len(cases), "l2", L2_ARGS + list(l2["args"]),
+                       stamp=l2.get("stamp", False))
         pack(root, path)
 
 
@@ -247,12 +257,13 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                   "insmod": l1("INSMOD"), "events": l1("EVENTS").split(),
                   "dmesg": l1("DMESG")},
            "cases": {c["name"]: _run_result(sec, c["name"],
-                                            len(c.get("qmp", [])))
+                                            len(c.get("qmp") or []))
                      for c in cases},
            "raw": raw, "console": console_text}
     if l2 is not None:
         run = _run_result(sec, "l2", 0)
         res["l2"] = {"rc": run["rc"], "console": run["stdout"],
+                     "stdout": run["stdout"],
                      "stderr": run["stderr"], "trace": run["trace"],
                      "booted": L2_MARKER in run["stdout"]}
     return res

@@ -16,13 +16,13 @@
  *   like V_IRQ (GIF, IF, interrupt shadow; cpu.c) and moves the vector
  *   from IRR to ISR (x86_cpu_exec_interrupt() in seg_helper.c).
  * - Doorbells, from the doorbell MSR, from IPIs of other vCPUs and from
- *   the emulated AMD IOMMU: set CPU_INTERRUPT_AVIC, kick the vCPU.  The
- *   sender sets the IRR bit first, and the vCPU clears the request
- *   before it reads IRR, with full barriers on both sides, so a bit set
- *   concurrently is either seen now or requested again.  A doorbell for
- *   a CPU outside AVIC guest mode is left pending and ignored; VMRUN
- *   evaluates the page anyway.  No BQL on that path unless the target
- *   is halted (then the BQL orders the wake-up against its idle check).
+ *   the emulated AMD IOMMU (x86_cpu_avic_doorbell(), avic-doorbell.c):
+ *   set CPU_INTERRUPT_AVIC, kick the vCPU.  The sender sets the IRR bit
+ *   first, and the vCPU clears the request before it reads IRR, with
+ *   full barriers on both sides, so a bit set concurrently is either
+ *   seen now or requested again.  A doorbell for a CPU outside AVIC
+ *   guest mode is left pending and ignored; VMRUN evaluates the page
+ *   anyway.  No BQL on that path unless the target is halted.
  * - xAVIC: an L2 data access whose guest-physical page is the APIC BAR
  *   (found at the end of the nested page walk, after NPT permissions, in
  *   excp_helper.c) is classified per access: faults exit AVIC_NOACCEL
@@ -113,22 +113,6 @@ static void avic_request_self(CPUState *cs)
     qatomic_set(&cs->neg.icount_decr.u16.high, -1);
 }
 
-void svm_avic_ring_doorbell(CPUState *cs)
-{
-    if (cs == current_cpu) {
-        avic_request_self(cs);
-        return;
-    }
-    /* A full barrier: IRR store, request, then the halted check */
-    cpu_set_interrupt(cs, CPU_INTERRUPT_AVIC);
-    if (qatomic_read(&cs->halted) && !bql_locked()) {
-        BQL_LOCK_GUARD();
-        qemu_cpu_kick(cs);
-    } else {
-        qemu_cpu_kick(cs);
-    }
-}
-
 /*
  * Clear the request, then read IRR: a doorbell sets IRR before its
  * request, so it is seen here or requests again.
@@ -201,7 +185,7 @@ static void ipi_doorbell(void *opaque, uint32_t host_apic_id)
     CPUState *cs = cpu_by_arch_id(host_apic_id);
 
     if (cs) {
-        svm_avic_ring_doorbell(cs);
+        x86_cpu_avic_doorbell(cs);
     }
 }
 

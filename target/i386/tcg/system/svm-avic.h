@@ -45,7 +45,4 @@ bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
 bool svm_avic_rdmsr(CPUX86State *env, uint32_t msr, uint64_t *val,
                     uintptr_t retaddr);
 
-/* The doorbell: @cs re-evaluates its backing page if it runs AVIC */
-void svm_avic_ring_doorbell(CPUState *cs);
-
 #endif

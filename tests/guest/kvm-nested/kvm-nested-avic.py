@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The fork's emulated AVIC and x2AVIC (TCG, nested SVM) under a real
+guest hypervisor: a Debian kernel as L1 host (testbed.py) whose L0 CPU
+offers avic and x2avic, kvm_amd loaded with plain avic=1 (no
+force_avic), then:
+
+- L1's KVM says "AVIC enabled" and "x2AVIC enabled", and its avic
+  parameter is on;
+- the fork's binary in L1 is accepted with -accel kvm,apicv=on and
+  -cpu host (x2APIC), reports mode x2avic with no inhibit, and what it
+  observed equals L1's tracefs;
+- a 2-vCPU L2 Linux in x2APIC mode (the l2 run) and one in xAPIC mode
+  (-cpu host,-x2apic: the APIC BAR page) boot and run an IPI load
+  (ipi-bench membarrier and futex ping-pong);
+- L1's AVIC tracepoints fire: doorbells (L1 rings the doorbell MSR),
+  incomplete IPIs (to vCPUs that are not running, and INIT/SIPI), and,
+  in xAPIC mode, unaccelerated accesses (trap writes to SVR, LVTs...);
+- no DISABLED inhibit is ever set;
+- the IPIs to running vCPUs (membarrier against spinning threads) are
+  accelerated: L1's KVM exits during that workload are fewer than half
+  the IPIs L2 counted (without AVIC every IPI costs at least one exit:
+  the ICR write).
+
+Usage: kvm-nested-avic.py QEMU HOSTDIR
+       (QEMU serves as L0 and L1; HOSTDIR from fetch-kvm-host.sh)
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testbed import L2_MARKER, TestbedError, run_testbed, verdict  # noqa
+import avic  # noqa: E402
+
+SECONDS = 2
+QUERY = {"execute": "x-query-kvm-apicv"}
+SPLIT = "q35,kernel-irqchip=split"
+
+
+def check_l2(name, run, x2apic, errors):
+    out = run.get("stdout", "")
+    load = avic.parse_load(out)
+    counts = avic.trace_counts(run.get("trace", []))
+    print("%s: rc %s, load %s" % (name, run.get("rc"), load))
+    print("%s: L1 tracepoints %s" % (name, counts))
+    if L2_MARKER not in out:
+        errors.append("%s: L2 did not boot (rc %s): %s"
+                      % (name, run.get("rc"), out[-1500:]))
+        return
+    if ("x2apic" in out.lower()) != x2apic:
+        errors.append("%s: L2 not in %s mode: %s" % (
+            name, "x2APIC" if x2apic else "xAPIC",
+            [l for l in out.splitlines() if "apic" in l.lower()][:3]))
+    for w in avic.WORKLOADS:
+        if w not in load:
+            errors.append("%s: no BENCH line for %s" % (name, w))
+        elif load[w]["ipis"] <= 0:
+            errors.append("%s: %s counted no IPIs" % (name, w))
+    for tp in ("kvm_avic_doorbell", "kvm_avic_incomplete_ipi"):
+        if not counts.get(tp):
+            errors.append("%s: %s never fired in L1" % (name, tp))
+    for line in run.get("trace", []):
+        if "kvm_apicv_inhibit_changed: set" in line and "DISABLED" in line:
+            errors.append("%s: AVIC DISABLED inhibit: %s" % (name, line))
+            break
+    mb = load.get("membarrier")
+    if mb and mb["ipis"] > 0 and mb["exits"] * 2 >= mb["ipis"]:
+        errors.append("%s: membarrier IPIs not accelerated: %d L1 exits "
+                      "for %d IPIs" % (name, mb["exits"], mb["ipis"]))
+    return counts
+
+
+def main():
+    qemu, hostdir = sys.argv[1:3]
+    start = time.time()
+    errors = []
+    with avic.tmpdir() as tmp:
+        cases = [
+            {"name": "apicv-on-host-x2apic",
+             "args": ["-accel", "kvm,apicv=on", "-M", SPLIT, "-cpu",
+                      "host,+x2apic", "-smp", "2", "-S"],
+             "qmp": [QUERY]},
+            avic.l2_case("l2-xapic", tmp, SECONDS,
+                         ["-cpu", "host,-x2apic"]),
+        ]
+        try:
+            res = run_testbed(qemu, qemu, hostdir, cases,
+                              l2=avic.l2_spec(tmp, SECONDS),
+                              kvm_amd_params="avic=1",
+                              l0_extra_args=avic.L0_ARGS, timeout=540)
+        except TestbedError as e:
+            print(e.console[-3000:])
+            return verdict(["testbed: %s" % e], start)
+    l1 = res["l1"]
+    print("L1 %s, kvm_amd avic=%s" % (l1["uname"],
+                                      l1["params"].get("avic")))
+    for want in ("AVIC enabled", "x2AVIC enabled"):
+        if want not in l1["dmesg"]:
+            errors.append("L1's kvm_amd did not say %r: %s"
+                          % (want, l1["dmesg"][-800:]))
+    if l1["params"].get("avic") not in ("Y", "1"):
+        errors.append("L1's kvm_amd avic=%s" % l1["params"].get("avic"))
+
+    q = res["cases"]["apicv-on-host-x2apic"]
+    reply = (q["qmp"] or [None])[0] or {}
+    ret = reply.get("return", {})
+    obs = ret.get("observed", {})
+    print("query: rc %s, mode %s, inhibits %s, observed %s" % (
+        q["rc"], ret.get("mode"), ret.get("inhibits"), obs.get("inhibits")))
+    if q["rc"] != 0 or "return" not in reply:
+        errors.append("apicv=on with -cpu host refused in L1: %s %s"
+                      % (reply, q["stderr"][-500:]))
+    else:
+        if ret.get("mode") != "x2avic":
+            errors.append("mode %r, not x2avic" % ret.get("mode"))
+        if ret.get("inhibits") or obs.get("inhibits"):
+            errors.append("inhibits %s / observed %s, want none"
+                          % (ret.get("inhibits"), obs.get("inhibits")))
+        facts = {f["name"]: f["value"] for f in ret.get("host-facts", [])}
+        for name in ("cpu.avic", "cpu.x2avic", "kvm_amd.avic"):
+            if facts.get(name) != "yes":
+                errors.append("host fact %s = %s" % (name, facts.get(name)))
+
+    check_l2("l2-x2apic", res["l2"], True, errors)
+    counts = check_l2("l2-xapic", res["cases"]["l2-xapic"], False, errors)
+    if counts is not None and not counts.get("kvm_avic_unaccelerated_access"):
+        errors.append("l2-xapic: no kvm_avic_unaccelerated_access in L1")
+    return verdict(errors, start)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
