@@ -53,6 +53,9 @@ COMPAT_TESTS := xics-migration
 # xics-hcall-log: -d int logs lock-free hypercalls with their opcodes.
 GUEST_TESTS_ppc64 := xics-mttcg xics-stop-self xics-hcall-log
 GUEST_COMPAT_TESTS_ppc64 := xics-live-migration
+# Our freestanding x86 L1 hypervisor (tests/guest/x86/avic-l1, built by
+# avic-l1.mk) under TCG: the emulated AVIC's exits, checked one by one.
+AVIC_L1_TESTS_x86_64 := avic-exits
 
 .PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic pq-status pq-export clean distclean
 
@@ -86,6 +89,7 @@ check: check-build stock ipi-bench-x86
 	    LINUX_TESTS_ppc64="$(LINUX_TESTS_ppc64)" \
 	    GUEST_TESTS_ppc64="$(GUEST_TESTS_ppc64)" \
 	    GUEST_COMPAT_TESTS_ppc64="$(GUEST_COMPAT_TESTS_ppc64)" \
+	    AVIC_L1_TESTS_x86_64="$(AVIC_L1_TESTS_x86_64)" \
 	    scripts/run-checks.sh
 
 # The XICS stress test under ThreadSanitizer (own build in build-tsan/,
@@ -134,6 +138,7 @@ bench-avic: build ipi-bench-x86
 
 include tests/guest/ppc64/guest.mk
 include tests/guest/ppc64-linux/ipi-bench.mk
+include tests/guest/x86/avic-l1/avic-l1.mk
 
 pq-status:
 	scripts/pq status

@@ -12,7 +12,9 @@
 # /dev/kvm in KVM_TESTS (tests/kvm/), the nested KVM test bed's tests in
 # NESTED_KVM_TESTS on each L1 kernel of NESTED_KVM_KERNELS
 # (tests/guest/kvm-nested/), and with those kernels as guests the tests in
-# KVM_HOST_GUEST_TESTS_x86_64 (tests/guest/x86/).  Prints one line per test and
+# KVM_HOST_GUEST_TESTS_x86_64 (tests/guest/x86/), and the tests with our own
+# x86 L1 hypervisor in AVIC_L1_TESTS_x86_64 (tests/guest/x86/avic-l1, built
+# by avic-l1.mk).  Prints one line per test and
 # ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
 # build/check-logs/.
 
@@ -140,6 +142,25 @@ for t in $KVM_HOST_GUEST_TESTS_x86_64; do
         echo "FAIL  guest-x86_64/$t: a kernel could not be fetched"
     fi
 done
+
+if [ -n "${AVIC_L1_TESTS_x86_64// }" ]; then
+    if make -s -C "$top" -f tests/guest/x86/avic-l1/avic-l1.mk avic-l1 \
+            >"$logs/avic-l1-build.log" 2>&1; then
+        for t in $AVIC_L1_TESTS_x86_64; do
+            run_one "guest-x86_64/$t" 300 /usr/bin/python3 \
+                "$top/tests/guest/x86/avic-l1/$t.py" \
+                "$top/build/qemu-system-x86_64" \
+                "$top/build/guest-x86/avic-l1.elf"
+        done
+    else
+        for t in $AVIC_L1_TESTS_x86_64; do
+            failed=$((failed + 1))
+            failures+=("guest-x86_64/$t")
+            echo "FAIL  guest-x86_64/$t: avic-l1 did not build" \
+                "(log build/check-logs/avic-l1-build.log)"
+        done
+    fi
+fi
 
 for t in $COMPAT_TESTS; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \

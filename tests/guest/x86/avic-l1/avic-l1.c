@@ -1,0 +1,290 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * avic-l1: a freestanding L1 "hypervisor" for the fork's emulated AVIC
+ * (target/i386/tcg/system/svm-avic.c).  Booted by multiboot under TCG
+ * with a CPU offering svm, npt and avic, it runs the L2 code of start.S
+ * with int_ctl's AVIC enable bit set and checks each #VMEXIT: the exit
+ * code, EXITINFO1/2 and rIP (after the instruction for trap-style exits
+ * and incomplete IPIs, at it for fault-style ones), what landed in the
+ * backing pages, and the interrupts the L2 took (a self-IPI through the
+ * ICR, and a vector L1 posts in IRR before VMRUN).  Then a VMRUN with a
+ * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
+ *
+ * One line per check on the debug console (port 0xe9), "OK ..." or
+ * "FAIL ...", then "DONE <failures>"; isa-debug-exit (port 0xf4) ends
+ * QEMU with status 1 when all passed, 3 otherwise.
+ *
+ * The host runs in 32-bit protected mode without paging, so NPT walks
+ * with the host's (lack of) paging mode: identity, as QEMU implements
+ * it; L2 runs flat without paging too.
+ */
+
+#include <stdint.h>
+
+#define APIC_BAR        0xfee00000u
+#define EXIT_HLT        0x78
+#define EXIT_ERR        0xffffffffffffffffull
+#define EXIT_AVIC_INCOMPLETE_IPI 0x401
+#define EXIT_AVIC_NOACCEL 0x402
+
+/* VMCB offsets (control area, then the save area at 0x400) */
+#define VMCB_INTERCEPT  0x00c
+#define VMCB_ASID       0x058
+#define VMCB_INT_CTL    0x060
+#define VMCB_EXIT_CODE  0x070
+#define VMCB_EXIT_INFO1 0x078
+#define VMCB_EXIT_INFO2 0x080
+#define VMCB_NESTED_CTL 0x090
+#define VMCB_AVIC_BAR   0x098
+#define VMCB_AVIC_BACKING 0x0e0
+#define VMCB_AVIC_LOGICAL 0x0f0
+#define VMCB_AVIC_PHYSICAL 0x0f8
+#define VMCB_ES         0x400
+#define VMCB_CS         0x410
+#define VMCB_SS         0x420
+#define VMCB_DS         0x430
+#define VMCB_GDTR       0x460
+#define VMCB_IDTR       0x480
+#define VMCB_EFER       0x4d0
+#define VMCB_CR0        0x558
+#define VMCB_DR7        0x560
+#define VMCB_DR6        0x568
+#define VMCB_RFLAGS     0x570
+#define VMCB_RIP        0x578
+#define VMCB_RSP        0x5d8
+#define VMCB_RAX        0x5f8
+
+#define INT_CTL_V_INTR_MASKING (1u << 24)
+#define INT_CTL_AVIC_ENABLE    (1u << 31)
+
+#define PHYS_VALID      (1ull << 63)
+#define PHYS_RUNNING    (1ull << 62)
+
+extern uint32_t svm_run(uint32_t vmcb);
+extern char l2_entry[], l2_svr[], l2_svr_end[], l2_ccr[], l2_ipi1_end[];
+extern char l2_ipi2_end[], l2_byte[], l2_hlt[], l2_done[];
+extern char l2_irq_40[], l2_irq_41[], l2_irq_45[];
+extern volatile uint32_t l2_ccr_value, l2_ppr_value, l2_irq_seen;
+extern struct { uint16_t limit; uint32_t base; } __attribute__((packed))
+    gdt_desc;
+
+static uint8_t vmcb[4096] __attribute__((aligned(4096)));
+static uint8_t hsave[4096] __attribute__((aligned(4096)));
+static uint32_t backing0[1024] __attribute__((aligned(4096)));
+static uint32_t backing1[1024] __attribute__((aligned(4096)));
+static uint64_t physical[512] __attribute__((aligned(4096)));
+static uint32_t logical[1024] __attribute__((aligned(4096)));
+static uint64_t l2_idt[256];
+static uint8_t l2_stack[4096] __attribute__((aligned(16)));
+static int failures;
+
+static void outb(uint16_t port, uint8_t v)
+{
+    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static void puts_dbg(const char *s)
+{
+    while (*s) {
+        outb(0xe9, *s++);
+    }
+}
+
+static void put_hex(uint64_t v)
+{
+    char buf[19] = "0x";
+
+    for (int i = 0; i < 16; i++) {
+        buf[2 + i] = "0123456789abcdef"[(v >> (60 - 4 * i)) & 0xf];
+    }
+    buf[18] = 0;
+    puts_dbg(buf);
+}
+
+static void check(const char *what, uint64_t got, uint64_t want)
+{
+    puts_dbg(got == want ? "OK " : "FAIL ");
+    puts_dbg(what);
+    puts_dbg(" got ");
+    put_hex(got);
+    if (got != want) {
+        puts_dbg(" want ");
+        put_hex(want);
+        failures++;
+    }
+    puts_dbg("\n");
+}
+
+static uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return lo | ((uint64_t)hi << 32);
+}
+
+static void wrmsr(uint32_t msr, uint64_t v)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
+                     "d"((uint32_t)(v >> 32)));
+}
+
+static void put32(unsigned off, uint32_t v)
+{
+    *(volatile uint32_t *)(vmcb + off) = v;
+}
+
+static void put64(unsigned off, uint64_t v)
+{
+    *(volatile uint64_t *)(vmcb + off) = v;
+}
+
+static uint64_t get64(unsigned off)
+{
+    return *(volatile uint64_t *)(vmcb + off);
+}
+
+static void put_seg(unsigned off, uint16_t sel, uint16_t attrib)
+{
+    *(volatile uint16_t *)(vmcb + off) = sel;
+    *(volatile uint16_t *)(vmcb + off + 2) = attrib;
+    put32(off + 4, 0xffffffff);
+    put64(off + 8, 0);
+}
+
+static void idt_gate(int vec, void *handler)
+{
+    uint32_t h = (uint32_t)handler;
+
+    l2_idt[vec] = (h & 0xffff) | (0x08u << 16) |
+                  ((uint64_t)(0x8e00 | (h & 0xffff0000u)) << 32);
+}
+
+static int irr_bit(const uint32_t *page, int vec)
+{
+    return (page[(0x200 + (vec / 32) * 16) / 4] >> (vec % 32)) & 1;
+}
+
+static int isr_empty(const uint32_t *page)
+{
+    for (int i = 0; i < 8; i++) {
+        if (page[(0x100 + i * 16) / 4]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Run L2 until its next exit; the exit code */
+static uint64_t run(void)
+{
+    svm_run((uint32_t)vmcb);
+    return get64(VMCB_EXIT_CODE);
+}
+
+static void expect_exit(const char *what, uint64_t code, uint64_t info1,
+                        uint64_t info2, void *rip)
+{
+    puts_dbg("-- ");
+    puts_dbg(what);
+    puts_dbg("\n");
+    check("exit code", run(), code);
+    check("exit info 1", get64(VMCB_EXIT_INFO1), info1);
+    check("exit info 2", get64(VMCB_EXIT_INFO2), info2);
+    check("rip", get64(VMCB_RIP), (uint32_t)rip);
+}
+
+static void setup(void)
+{
+    wrmsr(0xc0000080, rdmsr(0xc0000080) | (1u << 12));    /* EFER.SVME */
+    wrmsr(0xc0010117, (uint32_t)hsave);                    /* VM_HSAVE_PA */
+
+    /* intercept HLT (bit 24) and VMRUN (bit 32) */
+    put64(VMCB_INTERCEPT, (1ull << 24) | (1ull << 32));
+    put32(VMCB_ASID, 1);
+    put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING | INT_CTL_AVIC_ENABLE);
+    put64(VMCB_NESTED_CTL, 1);
+    put64(VMCB_AVIC_BAR, APIC_BAR);
+    put64(VMCB_AVIC_BACKING, (uint32_t)backing0);
+    put64(VMCB_AVIC_LOGICAL, (uint32_t)logical);
+    put64(VMCB_AVIC_PHYSICAL, (uint32_t)physical | 2);     /* max index 2 */
+
+    /* APIC ID 0 runs (host APIC ID 0), 1 is valid but not running */
+    physical[0] = PHYS_VALID | PHYS_RUNNING | (uint32_t)backing0;
+    physical[1] = PHYS_VALID | (uint32_t)backing1;
+    backing1[0x20 / 4] = 1u << 24;
+
+    put_seg(VMCB_CS, 0x08, 0xc9b);
+    put_seg(VMCB_DS, 0x10, 0xc93);
+    put_seg(VMCB_ES, 0x10, 0xc93);
+    put_seg(VMCB_SS, 0x10, 0xc93);
+    put32(VMCB_GDTR + 4, gdt_desc.limit);
+    put64(VMCB_GDTR + 8, gdt_desc.base);
+    idt_gate(0x40, l2_irq_40);
+    idt_gate(0x41, l2_irq_41);
+    idt_gate(0x45, l2_irq_45);
+    put32(VMCB_IDTR + 4, sizeof(l2_idt) - 1);
+    put64(VMCB_IDTR + 8, (uint32_t)l2_idt);
+    put64(VMCB_EFER, 1u << 12);
+    put64(VMCB_CR0, 0x11);
+    put64(VMCB_DR7, 0x400);
+    put64(VMCB_DR6, 0xffff0ff0);
+    put64(VMCB_RFLAGS, 2);
+    put64(VMCB_RIP, (uint32_t)l2_entry);
+    put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
+}
+
+void l1_main(void);
+void l1_main(void)
+{
+    setup();
+
+    expect_exit("SVR write: trap after the write", EXIT_AVIC_NOACCEL,
+                0x1000000f0ull, 0, l2_svr_end);
+    check("SVR in the backing page", backing0[0xf0 / 4], 0x1ff);
+    (void)l2_svr;
+
+    expect_exit("timer count read: fault before the read", EXIT_AVIC_NOACCEL,
+                0x390, 0, l2_ccr);
+    put64(VMCB_RAX, 0xabcd);                    /* emulate the read */
+    put64(VMCB_RIP, get64(VMCB_RIP) + 5);
+
+    expect_exit("ICR write to a vCPU not running", EXIT_AVIC_INCOMPLETE_IPI,
+                0x0100000000000041ull, (1ull << 32) | 1, l2_ipi1_end);
+    check("emulated timer count seen by L2", l2_ccr_value, 0xabcd);
+    check("PPR from the TPR write", l2_ppr_value, 0x20);
+    check("TPR written back", backing0[0x80 / 4], 0);
+    check("self-IPI 0x40 taken", l2_irq_seen & 1, 1);
+    check("its IRR bit clear", irr_bit(backing0, 0x40), 0);
+    check("ISR clear after the accelerated EOI", isr_empty(backing0), 1);
+    check("IRR 0x41 set in the target's page", irr_bit(backing1, 0x41), 1);
+    check("ICR low in the sender's page", backing0[0x300 / 4], 0x41);
+    check("ICR high in the sender's page", backing0[0x310 / 4], 1u << 24);
+
+    expect_exit("ICR write to an invalid target", EXIT_AVIC_INCOMPLETE_IPI,
+                0x0200000000000042ull, (2ull << 32) | 2, l2_ipi2_end);
+
+    expect_exit("byte read of TPR: fault", EXIT_AVIC_NOACCEL, 0x80, 0,
+                l2_byte);
+    put64(VMCB_RIP, get64(VMCB_RIP) + 5);
+
+    puts_dbg("-- HLT\n");
+    check("exit code", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_hlt);
+    put64(VMCB_RIP, get64(VMCB_RIP) + 1);
+    backing0[(0x200 + 2 * 16) / 4] |= 1u << (0x45 - 64);   /* post 0x45 */
+
+    puts_dbg("-- VMRUN with 0x45 in IRR\n");
+    check("exit code", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_done);
+    check("0x45 delivered at VMRUN", (l2_irq_seen >> 5) & 1, 1);
+    check("ISR clear again", isr_empty(backing0), 1);
+
+    puts_dbg("-- VMRUN with the backing page beyond MAXPHYADDR\n");
+    put64(VMCB_AVIC_BACKING, 1ull << 51);
+    check("exit code", run(), EXIT_ERR);
+
+    puts_dbg(failures ? "DONE failures\n" : "DONE 0\n");
+    outb(0xf4, failures ? 1 : 0);
+}

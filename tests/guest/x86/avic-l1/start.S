@@ -1,0 +1,129 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * avic-l1: multiboot entry, GDT, the VMRUN wrapper and the L2 guest's
+ * code (flat 32-bit protected mode, no paging).  The L2 code touches
+ * the APIC BAR page at fixed points the L1 side (avic-l1.c) checks its
+ * #VMEXITs against; every access to the page is a 5-byte moffs form
+ * (A0/A1/A3 imm32), so a fault exit is skipped by adding 5 to rIP.
+ */
+
+#define APIC 0xfee00000
+
+    .section .multiboot, "a"
+    .align 4
+    .long 0x1badb002, 0, -0x1badb002
+
+    .text
+    .globl _start
+_start:
+    lgdt gdt_desc
+    ljmp $0x08, $1f
+1:  mov $0x10, %ax
+    mov %ax, %ds
+    mov %ax, %es
+    mov %ax, %ss
+    mov %ax, %fs
+    mov %ax, %gs
+    mov $l1_stack_top, %esp
+    call l1_main
+2:  cli
+    hlt
+    jmp 2b
+
+/* uint32_t svm_run(uint32_t vmcb): host GPRs are not kept by VMRUN */
+    .globl svm_run
+svm_run:
+    push %ebp
+    push %ebx
+    push %esi
+    push %edi
+    mov 20(%esp), %eax
+    vmrun
+    pop %edi
+    pop %esi
+    pop %ebx
+    pop %ebp
+    ret
+
+    .globl l2_entry, l2_svr, l2_svr_end, l2_ccr, l2_ipi1_end, l2_ipi2_end
+    .globl l2_byte, l2_hlt, l2_done
+l2_entry:
+    /* 1: SVR write, trap-style: written, exit after the insn */
+    mov $0x1ff, %eax
+l2_svr:
+    mov %eax, APIC + 0xf0
+l2_svr_end:
+    /* 2: timer current count read, fault-style: exit before */
+l2_ccr:
+    mov APIC + 0x390, %eax
+    mov %eax, l2_ccr_value
+    /* 3: TPR write (accelerated), PPR read (allowed) */
+    mov $0x20, %eax
+    mov %eax, APIC + 0x80
+    mov APIC + 0xa0, %eax
+    mov %eax, l2_ppr_value
+    xor %eax, %eax
+    mov %eax, APIC + 0x80
+    /* 4: self-IPI, vector 0x40, delivered right after the write */
+    sti
+    mov $0x00040040, %eax
+    mov %eax, APIC + 0x300
+    nop
+    /* 5: IPI to APIC ID 1, valid but not running: IRR set, exit */
+    mov $0x01000000, %eax
+    mov %eax, APIC + 0x310
+    mov $0x41, %eax
+    mov %eax, APIC + 0x300
+l2_ipi1_end:
+    /* 6: IPI to APIC ID 2, no valid entry: nothing set, exit */
+    mov $0x02000000, %eax
+    mov %eax, APIC + 0x310
+    mov $0x42, %eax
+    mov %eax, APIC + 0x300
+l2_ipi2_end:
+    /* 7: a byte read of TPR: not accelerated, fault-style */
+l2_byte:
+    movb APIC + 0x80, %al
+    /* 8: L1 posts vector 0x45 in IRR; VMRUN delivers it */
+l2_hlt:
+    hlt
+    nop
+l2_done:
+    hlt
+    jmp l2_done
+
+/* one handler per vector: record it, accelerated EOI, return */
+    .globl l2_irq_40, l2_irq_41, l2_irq_45
+.macro L2_IRQ vec
+l2_irq_\vec:
+    lock orl $(1 << (0x\vec - 0x40)), l2_irq_seen
+    movl $0, APIC + 0xb0
+    iret
+.endm
+    L2_IRQ 40
+    L2_IRQ 41
+    L2_IRQ 45
+
+    .data
+    .align 8
+gdt:
+    .quad 0
+    .quad 0x00cf9b000000ffff        /* 0x08: flat 32-bit code */
+    .quad 0x00cf93000000ffff        /* 0x10: flat data */
+gdt_end:
+    .globl gdt_desc
+gdt_desc:
+    .word gdt_end - gdt - 1
+    .long gdt
+    .globl l2_ccr_value, l2_ppr_value, l2_irq_seen
+l2_ccr_value: .long 0
+l2_ppr_value: .long 0
+l2_irq_seen:  .long 0
+
+    .bss
+    .align 16
+    .space 8192
+l1_stack_top:
+
+    .section .note.GNU-stack, "", @progbits
