@@ -123,7 +123,7 @@ static void avic_evaluate(CPUX86State *env)
     AvicPage page;
 
     cpu_reset_interrupt(cs, CPU_INTERRUPT_AVIC);
-    smp_mb();
+    smp_mb(); /* request cleared before IRR read: x86_cpu_avic_doorbell() */
     if (env->avic_post_write ||
         (avic_own_page(env, &page) && avic_apic_pending(page.regs) >= 0)) {
         avic_request_self(cs);
@@ -267,7 +267,7 @@ void svm_avic_exec_interrupt(CPUX86State *env)
     }
 
     cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
-    smp_mb();
+    smp_mb(); /* request cleared before IRR read: x86_cpu_avic_doorbell() */
     if (!avic_own_page(env, &page)) {
         return;
     }

@@ -61,13 +61,7 @@
 #define PHYS_VALID      (1ull << 63)
 #define PHYS_RUNNING    (1ull << 62)
 
-extern uint32_t svm_run(uint32_t vmcb);
-extern char l2_entry[], l2_svr[], l2_svr_end[], l2_ccr[], l2_ipi1_end[];
-extern char l2_ipi2_end[], l2_byte[], l2_hlt[], l2_done[];
-extern char l2_irq_40[], l2_irq_41[], l2_irq_45[];
-extern volatile uint32_t l2_ccr_value, l2_ppr_value, l2_irq_seen;
-extern struct { uint16_t limit; uint32_t base; } __attribute__((packed))
-    gdt_desc;
+#include "avic-l1.h"
 
 static uint8_t vmcb[4096] __attribute__((aligned(4096)));
 static uint8_t hsave[4096] __attribute__((aligned(4096)));
@@ -132,23 +126,23 @@ static void wrmsr(uint32_t msr, uint64_t v)
 
 static void put32(unsigned off, uint32_t v)
 {
-    *(volatile uint32_t *)(vmcb + off) = v;
+    *(volatile uint32_t *)(vmcb + off) = v; /* VMRUN reads it */
 }
 
 static void put64(unsigned off, uint64_t v)
 {
-    *(volatile uint64_t *)(vmcb + off) = v;
+    *(volatile uint64_t *)(vmcb + off) = v; /* VMRUN reads it */
 }
 
 static uint64_t get64(unsigned off)
 {
-    return *(volatile uint64_t *)(vmcb + off);
+    return *(volatile uint64_t *)(vmcb + off); /* #VMEXIT wrote it */
 }
 
 static void put_seg(unsigned off, uint16_t sel, uint16_t attrib)
 {
-    *(volatile uint16_t *)(vmcb + off) = sel;
-    *(volatile uint16_t *)(vmcb + off + 2) = attrib;
+    *(volatile uint16_t *)(vmcb + off) = sel; /* VMRUN reads it */
+    *(volatile uint16_t *)(vmcb + off + 2) = attrib; /* ditto */
     put32(off + 4, 0xffffffff);
     put64(off + 8, 0);
 }
@@ -235,7 +229,7 @@ static void setup(void)
     put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
 }
 
-void l1_main(void);
+
 void l1_main(void)
 {
     setup();

@@ -12,7 +12,7 @@ AVIC_L1_CFLAGS := -m32 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 .PHONY: avic-l1
 avic-l1: $(AVIC_L1_ELF)
 
-$(AVIC_L1_ELF): $(addprefix $(AVIC_L1_DIR)/,start.S avic-l1.c avic-l1.ld \
+$(AVIC_L1_ELF): $(addprefix $(AVIC_L1_DIR)/,start.S avic-l1.c avic-l1.h avic-l1.ld \
 		avic-l1.mk)
 	@mkdir -p $(dir $@)
 	gcc $(AVIC_L1_CFLAGS) -c -o $@.start.o $(AVIC_L1_DIR)/start.S

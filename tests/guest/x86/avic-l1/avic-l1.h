@@ -1,0 +1,23 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * avic-l1: what start.S defines for avic-l1.c (the VMRUN wrapper, the
+ * L2 code's labels and the data L2 leaves for L1 to check).
+ */
+
+#ifndef AVIC_L1_H
+#define AVIC_L1_H
+
+#include <stdint.h>
+
+uint32_t svm_run(uint32_t vmcb);
+extern char l2_entry[], l2_svr[], l2_svr_end[], l2_ccr[], l2_ipi1_end[];
+extern char l2_ipi2_end[], l2_byte[], l2_hlt[], l2_done[];
+extern char l2_irq_40[], l2_irq_41[], l2_irq_45[];
+/* written by L2 behind the compiler's back */
+extern volatile uint32_t l2_ccr_value, l2_ppr_value, l2_irq_seen;
+extern struct { uint16_t limit; uint32_t base; } __attribute__((packed))
+    gdt_desc;
+void l1_main(void);
+
+#endif
