@@ -3,10 +3,11 @@
 """The fork's APIC virtualization negotiation on a real KVM: a Debian
 kernel as L1 host under the fork's TCG (testbed.py), kvm_amd loaded with
 avic=1 force_avic=1, so that L1's KVM runs its AVIC code and tracks
-inhibits (TCG does not emulate AVIC, hence force_avic: L1 believes it
-has AVIC; every case below runs with the guest paused, so nothing
-relies on the missing hardware; L2 boots are kvm-nested-smoke.py's,
-on L1's real configuration).
+inhibits (L0's CPU here offers neither avic nor x2avic, hence
+force_avic: L1 believes it has AVIC without x2AVIC; every case below
+runs with the guest paused, so nothing relies on the missing feature;
+L2 boots are kvm-nested-smoke.py's, on L1's real configuration, and
+kvm-nested-avic.py's, on the fork's emulated AVIC and x2AVIC).
 
 For each configuration the fork's binary in L1 is started the way users
 start it and checked:
