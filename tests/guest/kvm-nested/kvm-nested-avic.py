@@ -8,8 +8,8 @@ force_avic), then:
 - L1's KVM says "AVIC enabled" and "x2AVIC enabled", and its avic
   parameter is on;
 - the fork's binary in L1 is accepted with -accel kvm,apicv=on and
-  -cpu host (x2APIC), reports mode x2avic with no inhibit, and what it
-  observed equals L1's tracefs;
+  -cpu host (x2APIC), reports mode x2avic with no inhibit, and the
+  inhibit mask it observed equals L1's tracefs at the query;
 - a 2-vCPU L2 Linux in x2APIC mode (the l2 run) and one in xAPIC mode
   (-cpu host,-x2apic: the APIC BAR page) boot and run an IPI load
   (ipi-bench membarrier and futex ping-pong);
@@ -26,6 +26,7 @@ Usage: kvm-nested-avic.py QEMU HOSTDIR
        (QEMU serves as L0 and L1; HOSTDIR from fetch-kvm-host.sh)
 """
 
+import importlib.util
 import os
 import sys
 import time
@@ -33,6 +34,13 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from testbed import L2_MARKER, TestbedError, run_testbed, verdict  # noqa
 import avic  # noqa: E402
+
+# the apicv test's reading of tracefs at the time of the query
+_spec = importlib.util.spec_from_file_location(
+    "kvm_nested_apicv", os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "kvm-nested-apicv.py"))
+_apicv = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_apicv)
 
 SECONDS = 2
 QUERY = {"execute": "x-query-kvm-apicv"}
@@ -118,6 +126,13 @@ def main():
         if ret.get("inhibits") or obs.get("inhibits"):
             errors.append("inhibits %s / observed %s, want none"
                           % (ret.get("inhibits"), obs.get("inhibits")))
+        mask = _apicv.trace_mask_at_query(q["trace"],
+                                          obs.get("inhibit-events", 0))
+        print("tracefs mask at the query: %s, observed %s"
+              % (mask, obs.get("inhibit-mask")))
+        if mask is None or mask != obs.get("inhibit-mask"):
+            errors.append("observed inhibit mask %s, tracefs %s"
+                          % (obs.get("inhibit-mask"), mask))
         facts = {f["name"]: f["value"] for f in ret.get("host-facts", [])}
         for name in ("cpu.avic", "cpu.x2avic", "kvm_amd.avic"):
             if facts.get(name) != "yes":
