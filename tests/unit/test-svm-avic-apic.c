@@ -376,6 +376,12 @@ static void test_ipi_logical(void)
     g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
     g_assert_cmpuint(r.index, ==, 3);
     g_assert_false(irr(f, 1, 0x71));
+    /* A logical 0xff is no broadcast: all eight bits, the holes fail */
+    r = send_ipi(f, 0, 0x800 | 0x73, 0xffU << 24, false);
+    g_assert_true(r.incomplete);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    g_assert_cmpuint(r.index, ==, 0);
+    g_assert_false(irr(f, 1, 0x73) || irr(f, 2, 0x73));
 
     /* Cluster model: index = cluster * 4 + bit */
     memset(f->log, 0, sizeof(f->log));

@@ -292,8 +292,9 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
         s->res.self = true;
         return s->res;
     }
+    /* A logical 0xff walks the logical table like any other destination */
     if (shorthand == SHORTHAND_ALL || shorthand == SHORTHAND_ALL_BUT_SELF ||
-        dest == broadcast) {
+        (!(icr_lo & ICR_DEST_LOGICAL) && dest == broadcast)) {
         /* Every valid entry; invalid ones are skipped, not failures */
         if (shorthand != SHORTHAND_ALL_BUT_SELF) {
             avic_apic_set_irr(self_page, vector);

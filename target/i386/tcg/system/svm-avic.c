@@ -44,6 +44,7 @@
 #include "exec/cpu_ldst.h"
 #include "exec/exec-all.h"
 #include "exec/translation-block.h"
+#include "tcg/tcg.h"
 #include "exec/memory.h"
 #include "exec/ramblock.h"
 #include "tcg/helper-tcg.h"
@@ -215,6 +216,46 @@ static void avic_send_ipi(CPUX86State *env, AvicPage *page, bool x2apic)
     }
 }
 
+/*
+ * V_TPR (CR8) and the backing page's TPR are one register while AVIC
+ * is on: KVM reads V_TPR back after each exit and sets it before VMRUN.
+ */
+static void avic_sync_v_tpr(CPUX86State *env, AvicPage *page)
+{
+    uint32_t tpr = PAGE_REG(page, AVIC_REG_TPR);
+
+    env->int_ctl = (env->int_ctl & ~V_TPR_MASK) | ((tpr >> 4) & V_TPR_MASK);
+}
+
+void svm_avic_cr8_write(CPUX86State *env)
+{
+    AvicPage page;
+
+    if (!cpu_svm_avic_active(env) || !avic_own_page(env, &page)) {
+        return;
+    }
+    avic_apic_set_tpr(page.regs, (env->int_ctl & V_TPR_MASK) << 4);
+    avic_page_written(&page);
+    avic_evaluate(env);
+}
+
+/*
+ * A write effect is still due (its instruction is done, the loop did
+ * not take it yet): go back to the loop, which takes it first, then
+ * re-execute this instruction.  Not while gdb single-steps with
+ * interrupts masked, which masks CPU_INTERRUPT_AVIC too.
+ */
+static void avic_take_due_effect(CPUX86State *env, uintptr_t retaddr)
+{
+    CPUState *cs = env_cpu(env);
+
+    if (env->avic_post_write && !cs->singlestep_enabled) {
+        cpu_restore_state(cs, retaddr);
+        avic_request_self(cs);
+        cpu_loop_exit_noexc(cs);
+    }
+}
+
 /* The effect of a write that landed in the page; the insn is done */
 static void avic_after_write(CPUX86State *env, uint32_t offset)
 {
@@ -228,6 +269,7 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
     switch (offset) {
     case AVIC_REG_TPR:
         avic_apic_set_tpr(page.regs, PAGE_REG(&page, AVIC_REG_TPR));
+        avic_sync_v_tpr(env, &page);
         break;
     case AVIC_REG_EOI:
         if (!avic_apic_eoi(page.regs, &vector)) {
@@ -263,6 +305,8 @@ void svm_avic_exec_interrupt(CPUX86State *env)
         env->avic_post_write = 0;
         avic_after_write(env, offset);
         avic_evaluate(env);
+        /* back to the loop after the next TB: other requests wait */
+        qatomic_set(&env_cpu(env)->neg.icount_decr.u16.high, -1);
         return;
     }
 
@@ -292,9 +336,13 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
         VMCB_AVIC_PHYSICAL_TABLE, VMCB_AVIC_APIC_BAR,
     };
 
+    AvicPage page;
+
     env->avic_replay = false;
     env->avic_post_write = 0;
     if (!cpu_svm_avic_active(env)) {
+        /* doorbells rung meanwhile are moot: the next AVIC VMRUN looks */
+        cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
         return;
     }
     for (unsigned i = 0; i < ARRAY_SIZE(pointers); i++) {
@@ -304,6 +352,9 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
             cpu_vmexit(env, SVM_EXIT_ERR, 0, retaddr);
         }
     }
+    if (avic_own_page(env, &page)) {
+        avic_sync_v_tpr(env, &page);
+    }
     avic_evaluate(env);
 }
 
@@ -311,6 +362,15 @@ void svm_avic_vmexit(CPUX86State *env)
 {
     env->avic_replay = false;
     env->avic_post_write = 0;
+    cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
+}
+
+/* Is the access at @retaddr in a one-instruction TB (the replay)? */
+static bool avic_in_replay_tb(uintptr_t retaddr)
+{
+    TranslationBlock *tb = retaddr ? tcg_tb_lookup(retaddr) : NULL;
+
+    return tb && (tb_cflags(tb) & CF_COUNT_MASK) == 1;
 }
 
 bool svm_avic_is_apic_bar(CPUX86State *env, hwaddr gpa)
@@ -337,8 +397,13 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
         avic_noaccel_exit(env, offset, write, 0, retaddr);
     }
     if (write && access != AVIC_ACCESS_ALLOW) {
-        if (!env->avic_replay) {
+        if (!retaddr) {
+            /* not from translated code: nothing to re-execute alone */
+            avic_noaccel_exit(env, offset, write, 0, 0);
+        }
+        if (!env->avic_replay || !avic_in_replay_tb(retaddr)) {
             /* Again, alone in a TB, so the effect comes right after it */
+            avic_take_due_effect(env, retaddr);
             env->avic_replay = true;
             cpu_restore_state(cs, retaddr);
             cs->cflags_next_tb = cs->tcg_cflags | CF_NOIRQ | 1;
@@ -381,6 +446,9 @@ bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
     }
     if (!avic_own_page(env, &page)) {
         return true;
+    }
+    if (access != AVIC_ACCESS_ALLOW) {
+        avic_take_due_effect(env, retaddr);
     }
     if (offset == AVIC_REG_ICR_LO) {
         qatomic_set(&page.regs[AVIC_REG_ICR_HI / 4], cpu_to_le32(val >> 32));

@@ -20,6 +20,9 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr);
 /* #VMEXIT: forget what was due in guest mode */
 void svm_avic_vmexit(CPUX86State *env);
 
+/* helper_write_crN(): CR8 written, V_TPR updated; the page's TPR too */
+void svm_avic_cr8_write(CPUX86State *env);
+
 /* x86_cpu_exec_interrupt(): CPU_INTERRUPT_AVIC was chosen */
 void svm_avic_exec_interrupt(CPUX86State *env);
 

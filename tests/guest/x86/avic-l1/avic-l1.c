@@ -7,7 +7,8 @@
  * with int_ctl's AVIC enable bit set and checks each #VMEXIT: the exit
  * code, EXITINFO1/2 and rIP (after the instruction for trap-style exits
  * and incomplete IPIs, at it for fault-style ones), what landed in the
- * backing pages, and the interrupts the L2 took (a self-IPI through the
+ * backing pages, V_TPR kept in step with the page's TPR, and the
+ * interrupts the L2 took (a self-IPI through the
  * ICR, and a vector L1 posts in IRR before VMRUN).  Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
@@ -248,16 +249,19 @@ void l1_main(void)
                 0x0100000000000041ull, (1ull << 32) | 1, l2_ipi1_end);
     check("emulated timer count seen by L2", l2_ccr_value, 0xabcd);
     check("PPR from the TPR write", l2_ppr_value, 0x20);
-    check("TPR written back", backing0[0x80 / 4], 0);
+    check("TPR from the last write", backing0[0x80 / 4], 0x30);
     check("self-IPI 0x40 taken", l2_irq_seen & 1, 1);
     check("its IRR bit clear", irr_bit(backing0, 0x40), 0);
     check("ISR clear after the accelerated EOI", isr_empty(backing0), 1);
     check("IRR 0x41 set in the target's page", irr_bit(backing1, 0x41), 1);
     check("ICR low in the sender's page", backing0[0x300 / 4], 0x41);
     check("ICR high in the sender's page", backing0[0x310 / 4], 1u << 24);
+    check("V_TPR follows the TPR write", get64(VMCB_INT_CTL) & 0xf, 3);
+    put32(VMCB_INT_CTL, (uint32_t)get64(VMCB_INT_CTL) & ~0xfu);
 
     expect_exit("ICR write to an invalid target", EXIT_AVIC_INCOMPLETE_IPI,
                 0x0200000000000042ull, (2ull << 32) | 2, l2_ipi2_end);
+    check("V_TPR from the page's TPR at VMRUN", get64(VMCB_INT_CTL) & 0xf, 3);
 
     expect_exit("byte read of TPR: fault", EXIT_AVIC_NOACCEL, 0x80, 0,
                 l2_byte);

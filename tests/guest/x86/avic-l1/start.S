@@ -70,7 +70,10 @@ l2_ccr:
     mov $0x00040040, %eax
     mov %eax, APIC + 0x300
     nop
-    /* 5: IPI to APIC ID 1, valid but not running: IRR set, exit */
+    /* 5: TPR 0x30 (V_TPR follows); IPI to APIC ID 1, valid but not
+     * running: IRR set, exit */
+    mov $0x30, %eax
+    mov %eax, APIC + 0x80
     mov $0x01000000, %eax
     mov %eax, APIC + 0x310
     mov $0x41, %eax
@@ -82,6 +85,8 @@ l2_ipi1_end:
     mov $0x42, %eax
     mov %eax, APIC + 0x300
 l2_ipi2_end:
+    xor %eax, %eax
+    mov %eax, APIC + 0x80
     /* 7: a byte read of TPR: not accelerated, fault-style */
 l2_byte:
     movb APIC + 0x80, %al
