@@ -45,6 +45,7 @@
 #include "exec/exec-all.h"
 #include "exec/translation-block.h"
 #include "tcg/tcg.h"
+#include "accel/tcg/cpu-ops.h"
 #include "exec/memory.h"
 #include "exec/ramblock.h"
 #include "tcg/helper-tcg.h"
@@ -197,21 +198,30 @@ static const AvicIpiOps avic_ipi_ops = {
     .doorbell = ipi_doorbell,
 };
 
-static void avic_send_ipi(CPUX86State *env, AvicPage *page, bool x2apic)
+static AvicIpiResult avic_ipi(CPUX86State *env, AvicPage *page,
+                              bool x2apic)
 {
-    uint32_t lo = PAGE_REG(page, AVIC_REG_ICR_LO);
-    uint32_t hi = PAGE_REG(page, AVIC_REG_ICR_HI);
     uint32_t id = PAGE_REG(page, AVIC_REG_ID);
     uint64_t table = vmcb_avic_field(env, VMCB_AVIC_PHYSICAL_TABLE);
     AvicIpiResult res;
 
     res = avic_apic_send_ipi(&avic_ipi_ops, env, page->regs,
-                             x2apic ? id : id >> 24, lo, hi, x2apic,
+                             x2apic ? id : id >> 24,
+                             PAGE_REG(page, AVIC_REG_ICR_LO),
+                             PAGE_REG(page, AVIC_REG_ICR_HI), x2apic,
                              table & VMCB_AVIC_MAX_INDEX_MASK);
     avic_page_written(page);
+    return res;
+}
+
+static void avic_send_ipi(CPUX86State *env, AvicPage *page, bool x2apic)
+{
+    AvicIpiResult res = avic_ipi(env, page, x2apic);
+
     if (res.incomplete) {
         avic_exit(env, SVM_EXIT_AVIC_INCOMPLETE_IPI,
-                  lo | ((uint64_t)hi << 32),
+                  PAGE_REG(page, AVIC_REG_ICR_LO) |
+                  ((uint64_t)PAGE_REG(page, AVIC_REG_ICR_HI) << 32),
                   ((uint64_t)res.cause << 32) | res.index, 0);
     }
 }
@@ -249,7 +259,7 @@ static void avic_take_due_effect(CPUX86State *env, uintptr_t retaddr)
 {
     CPUState *cs = env_cpu(env);
 
-    if (env->avic_post_write && !cs->singlestep_enabled) {
+    if (env->avic_post_write && !(cs->singlestep_enabled & SSTEP_NOIRQ)) {
         cpu_restore_state(cs, retaddr);
         avic_request_self(cs);
         cpu_loop_exit_noexc(cs);
@@ -292,6 +302,49 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
         avic_noaccel_exit(env, offset, true, 0, 0);
     }
     avic_page_written(&page);
+}
+
+/*
+ * WRMSR: an accelerated write's effect right away, so that nothing can
+ * come between (a #VMEXIT drops what is due).  False when it must end
+ * in an exit after the instruction: then it runs again from the loop,
+ * which is harmless (IRR bits and doorbells again, the same result).
+ */
+static bool avic_accel_write_now(CPUX86State *env, uint32_t offset)
+{
+    AvicPage page;
+    int vector;
+
+    if (!avic_own_page(env, &page)) {
+        return true;
+    }
+    switch (offset) {
+    case AVIC_REG_TPR:
+        avic_apic_set_tpr(page.regs, PAGE_REG(&page, AVIC_REG_TPR));
+        avic_sync_v_tpr(env, &page);
+        break;
+    case AVIC_REG_EOI:
+        if (!avic_apic_eoi(page.regs, &vector)) {
+            return false;
+        }
+        break;
+    case AVIC_REG_ICR_LO:
+        if (avic_ipi(env, &page, true).incomplete) {
+            return false;
+        }
+        break;
+    case AVIC_REG_SELF_IPI:
+        vector = PAGE_REG(&page, AVIC_REG_SELF_IPI) & 0xff;
+        if (vector >= 16) {
+            avic_apic_set_irr(page.regs, vector);
+        }
+        break;
+    default:
+        return false;
+    }
+    avic_page_written(&page);
+    avic_evaluate(env);
+    return true;
 }
 
 void svm_avic_exec_interrupt(CPUX86State *env)
@@ -406,8 +459,20 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             avic_take_due_effect(env, retaddr);
             env->avic_replay = true;
             cpu_restore_state(cs, retaddr);
-            cs->cflags_next_tb = cs->tcg_cflags | CF_NOIRQ | 1;
+            cs->cflags_next_tb = cs->tcg_cflags | CF_NOIRQ | 1 |
+                (cs->singlestep_enabled ? CF_SINGLE_STEP | CF_NO_GOTO_TB |
+                                          CF_NO_GOTO_PTR : 0);
             cpu_loop_exit_noexc(cs);
+        }
+        if (!cs->watchpoint_hit &&
+            (cpu_watchpoint_address_matches(cs, addr, size) & BP_MEM_WRITE)) {
+            /*
+             * A watchpoint restarts this store before it happens: the
+             * re-run (alone in a TB, watchpoint_hit set) commits it.
+             */
+            *paddr = (vmcb_avic_field(env, VMCB_AVIC_BACKING_PAGE) &
+                      VMCB_AVIC_ADDR_MASK) | offset;
+            return;
         }
         env->avic_replay = false;
         env->avic_post_write = AVIC_POST_WRITE | offset;
@@ -455,6 +520,9 @@ bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
     }
     qatomic_set(&page.regs[offset / 4], cpu_to_le32(val));
     avic_page_written(&page);
+    if (access == AVIC_ACCESS_ACCEL && avic_accel_write_now(env, offset)) {
+        return true;
+    }
     if (access != AVIC_ACCESS_ALLOW) {
         env->avic_post_write = AVIC_POST_WRITE | offset;
         avic_request_self(env_cpu(env));
