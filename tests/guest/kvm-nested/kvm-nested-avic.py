@@ -43,8 +43,18 @@ _apicv = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_apicv)
 
 SECONDS = 2
+ATTEMPTS = 3
 QUERY = {"execute": "x-query-kvm-apicv"}
 SPLIT = "q35,kernel-irqchip=split"
+
+
+def stopped_early(run):
+    """rc 0 and the load unfinished: the L2 reset itself (with
+    -no-reboot its QEMU exits 0), which upstream's nested SVM under TCG
+    now and then does (testbed.py); repeated like the test bed's own
+    L2 run, at most twice, and said so."""
+    load = avic.parse_load(run.get("stdout", ""))
+    return run.get("rc") == 0 and any(w not in load for w in avic.WORKLOADS)
 
 
 def check_l2(name, run, x2apic, errors):
@@ -63,7 +73,8 @@ def check_l2(name, run, x2apic, errors):
             [l for l in out.splitlines() if "apic" in l.lower()][:3]))
     for w in avic.WORKLOADS:
         if w not in load:
-            errors.append("%s: no BENCH line for %s" % (name, w))
+            errors.append("%s: no BENCH line for %s; L2 said: %s"
+                          % (name, w, out[-1500:]))
         elif load[w]["ipis"] <= 0:
             errors.append("%s: %s counted no IPIs" % (name, w))
     for tp in ("kvm_avic_doorbell", "kvm_avic_incomplete_ipi"):
@@ -93,14 +104,21 @@ def main():
             avic.l2_case("l2-xapic", tmp, SECONDS,
                          ["-cpu", "host,-x2apic"]),
         ]
-        try:
-            res = run_testbed(qemu, qemu, hostdir, cases,
-                              l2=avic.l2_spec(tmp, SECONDS),
-                              kvm_amd_params="avic=1",
-                              l0_extra_args=avic.L0_ARGS, timeout=540)
-        except TestbedError as e:
-            print(e.console[-3000:])
-            return verdict(["testbed: %s" % e], start)
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                res = run_testbed(qemu, qemu, hostdir, cases,
+                                  l2=avic.l2_spec(tmp, SECONDS),
+                                  kvm_amd_params="avic=1",
+                                  l0_extra_args=avic.L0_ARGS, timeout=540)
+            except TestbedError as e:
+                print(e.console[-3000:])
+                return verdict(["testbed: %s" % e], start)
+            if attempt < ATTEMPTS and (stopped_early(res["l2"]) or
+                                       stopped_early(res["cases"]["l2-xapic"])):
+                print("testbed: an L2 stopped before its load finished "
+                      "(rc 0, as on a reset); run repeated")
+                continue
+            break
     l1 = res["l1"]
     print("L1 %s, kvm_amd avic=%s" % (l1["uname"],
                                       l1["params"].get("avic")))

@@ -482,10 +482,34 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
               VMCB_AVIC_ADDR_MASK) | offset;
 }
 
+/*
+ * An x2APIC MSR access of an L2 in x2AVIC mode: its register's offset
+ * and access class, after the fault exit or #GP that class asks for.
+ * False when the MSR is none of them.
+ */
+static bool avic_x2apic_msr(CPUX86State *env, uint32_t msr, bool write,
+                            uintptr_t retaddr, uint32_t *offset,
+                            AvicAccess *access)
+{
+    if (msr < MSR_X2APIC_FIRST || msr > MSR_X2APIC_LAST ||
+        !cpu_svm_x2avic_active(env)) {
+        return false;
+    }
+    *offset = (msr - MSR_X2APIC_FIRST) << 4;
+    *access = avic_apic_access(*offset, write, true);
+    if (*access == AVIC_ACCESS_FAULT) {
+        avic_noaccel_exit(env, *offset, write, 0, retaddr);
+    }
+    if (*access == AVIC_ACCESS_GP) {
+        raise_exception_err_ra(env, EXCP0D_GPF, 0, retaddr);
+    }
+    return true;
+}
+
 bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
                     uintptr_t retaddr)
 {
-    uint32_t offset = (msr - MSR_X2APIC_FIRST) << 4;
+    uint32_t offset;
     AvicAccess access;
     AvicPage page;
 
@@ -496,17 +520,11 @@ bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
         ipi_doorbell(env, (uint32_t)val);
         return true;
     }
-    if (msr < MSR_X2APIC_FIRST || msr > MSR_X2APIC_LAST ||
-        !cpu_svm_x2avic_active(env)) {
+    if (!avic_x2apic_msr(env, msr, true, retaddr, &offset, &access)) {
         return false;
     }
-    access = avic_apic_access(offset, true, true);
-    if (access == AVIC_ACCESS_FAULT) {
-        avic_noaccel_exit(env, offset, true, 0, retaddr);
-    }
     /* Only the ICR is a 64-bit x2APIC register */
-    if (access == AVIC_ACCESS_GP ||
-        (offset != AVIC_REG_ICR_LO && (val >> 32))) {
+    if (offset != AVIC_REG_ICR_LO && (val >> 32)) {
         raise_exception_err_ra(env, EXCP0D_GPF, 0, retaddr);
     }
     if (!avic_own_page(env, &page)) {
@@ -533,20 +551,12 @@ bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
 bool svm_avic_rdmsr(CPUX86State *env, uint32_t msr, uint64_t *val,
                     uintptr_t retaddr)
 {
-    uint32_t offset = (msr - MSR_X2APIC_FIRST) << 4;
+    uint32_t offset;
     AvicAccess access;
     AvicPage page;
 
-    if (msr < MSR_X2APIC_FIRST || msr > MSR_X2APIC_LAST ||
-        !cpu_svm_x2avic_active(env)) {
+    if (!avic_x2apic_msr(env, msr, false, retaddr, &offset, &access)) {
         return false;
-    }
-    access = avic_apic_access(offset, false, true);
-    if (access == AVIC_ACCESS_FAULT) {
-        avic_noaccel_exit(env, offset, false, 0, retaddr);
-    }
-    if (access == AVIC_ACCESS_GP) {
-        raise_exception_err_ra(env, EXCP0D_GPF, 0, retaddr);
     }
     *val = 0;
     if (avic_own_page(env, &page)) {
