@@ -109,7 +109,7 @@ def main():
                 res = run_testbed(qemu, qemu, hostdir, cases,
                                   l2=avic.l2_spec(tmp, SECONDS),
                                   kvm_amd_params="avic=1",
-                                  l0_extra_args=avic.L0_ARGS, timeout=540)
+                                  l0_extra_args=avic.L0_ARGS, timeout=240)
             except TestbedError as e:
                 print(e.console[-3000:])
                 return verdict(["testbed: %s" % e], start)

@@ -187,7 +187,10 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     word, or L2 stops mid-boot (its QEMU in L1 exits 0, as on a reset
     with -no-reboot, its console cut off before the marker).  Seen on
     up to a third of the runs whose L2 has a split irqchip.  Such a run
-    is repeated, at most twice, and said so on stdout."""
+    is repeated, at most twice, and said so on stdout.  So is a run in
+    which L1 hangs (L0 times out): stock QEMU 10.0.13 as L0 does that
+    too, measured with the amd-iommu test's L2 (1 hang and 1 silent
+    stop of L1 in 6 runs)."""
     attempts = 3
     for attempt in range(1, attempts + 1):
         try:
@@ -195,9 +198,12 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
                                     l2_boot, kvm_amd_params, l0_extra_args,
                                     timeout)
         except TestbedError as e:
-            if attempt == attempts or str(e) != "L1 did not finish":
+            hung = str(e).startswith("L0 timed out")
+            if attempt == attempts or (str(e) != "L1 did not finish" and
+                                       not hung):
                 raise
-            print("testbed: L1 reset itself before finishing; run repeated")
+            print("testbed: L1 %s; run repeated" %
+                  ("hung" if hung else "reset itself before finishing"))
             continue
         l2_res = res.get("l2")
         if attempt < attempts and l2_res and not l2_res["booted"] and \
