@@ -143,6 +143,17 @@ for t in $KVM_HOST_GUEST_TESTS_x86_64; do
     fi
 done
 
+# Tests whose guest did not build: each one fails, naming the build log.
+fail_unbuilt() {
+    local prefix=$1 why=$2 log=$3 t
+    shift 3
+    for t in "$@"; do
+        failed=$((failed + 1))
+        failures+=("$prefix/$t")
+        echo "FAIL  $prefix/$t: $why (log build/check-logs/$log)"
+    done
+}
+
 if [ -n "${AVIC_L1_TESTS_x86_64// }" ]; then
     if make -s -C "$top" -f tests/guest/x86/avic-l1/avic-l1.mk avic-l1 \
             >"$logs/avic-l1-build.log" 2>&1; then
@@ -153,12 +164,8 @@ if [ -n "${AVIC_L1_TESTS_x86_64// }" ]; then
                 "$top/build/guest-x86/avic-l1.elf"
         done
     else
-        for t in $AVIC_L1_TESTS_x86_64; do
-            failed=$((failed + 1))
-            failures+=("guest-x86_64/$t")
-            echo "FAIL  guest-x86_64/$t: avic-l1 did not build" \
-                "(log build/check-logs/avic-l1-build.log)"
-        done
+        fail_unbuilt guest-x86_64 "avic-l1 did not build" avic-l1-build.log \
+            $AVIC_L1_TESTS_x86_64
     fi
 fi
 
@@ -182,12 +189,8 @@ if [ -n "${ppc64_guest_tests// }" ]; then
                 "$top/build-stock/qemu-system-ppc64"
         done
     else
-        for t in $ppc64_guest_tests; do
-            failed=$((failed + 1))
-            failures+=("guest-ppc64/$t")
-            echo "FAIL  guest-ppc64/$t: the ppc64 guest did not build" \
-                "(log build/check-logs/guest-ppc64-build.log)"
-        done
+        fail_unbuilt guest-ppc64 "the ppc64 guest did not build" \
+            guest-ppc64-build.log $ppc64_guest_tests
     fi
 fi
 

@@ -214,18 +214,6 @@ static AvicIpiResult avic_ipi(CPUX86State *env, AvicPage *page,
     return res;
 }
 
-static void avic_send_ipi(CPUX86State *env, AvicPage *page, bool x2apic)
-{
-    AvicIpiResult res = avic_ipi(env, page, x2apic);
-
-    if (res.incomplete) {
-        avic_exit(env, SVM_EXIT_AVIC_INCOMPLETE_IPI,
-                  PAGE_REG(page, AVIC_REG_ICR_LO) |
-                  ((uint64_t)PAGE_REG(page, AVIC_REG_ICR_HI) << 32),
-                  ((uint64_t)res.cause << 32) | res.index, 0);
-    }
-}
-
 /*
  * V_TPR (CR8) and the backing page's TPR are one register while AVIC
  * is on: KVM reads V_TPR back after each exit and sets it before VMRUN.
@@ -266,16 +254,29 @@ static void avic_take_due_effect(CPUX86State *env, uintptr_t retaddr)
     }
 }
 
-/* The effect of a write that landed in the page; the insn is done */
-static void avic_after_write(CPUX86State *env, uint32_t offset)
+/* An exit a register write ends in, after its instruction */
+typedef struct AvicExit {
+    uint32_t code;
+    uint64_t info1, info2;
+} AvicExit;
+
+/*
+ * The effect of a write that landed in the page at @offset.  True when
+ * the instruction must end in an exit, then described in *exit: a
+ * trap-style register, a level-triggered EOI (the hypervisor completes
+ * it), an incomplete IPI.
+ */
+static bool avic_write_effect(CPUX86State *env, uint32_t offset,
+                              AvicExit *exit)
 {
-    bool x2apic = cpu_svm_x2avic_active(env);
     AvicPage page;
+    AvicIpiResult res;
     int vector;
 
     if (!avic_own_page(env, &page)) {
-        return;
+        return false;
     }
+    *exit = (AvicExit) { SVM_EXIT_AVIC_NOACCEL, offset | (1ULL << 32), 0 };
     switch (offset) {
     case AVIC_REG_TPR:
         avic_apic_set_tpr(page.regs, PAGE_REG(&page, AVIC_REG_TPR));
@@ -283,12 +284,20 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
         break;
     case AVIC_REG_EOI:
         if (!avic_apic_eoi(page.regs, &vector)) {
-            /* level-triggered: the hypervisor completes the EOI */
-            avic_noaccel_exit(env, offset, true, MAX(vector, 0), 0);
+            exit->info2 = MAX(vector, 0);
+            return true;
         }
         break;
     case AVIC_REG_ICR_LO:
-        avic_send_ipi(env, &page, x2apic);
+        res = avic_ipi(env, &page, cpu_svm_x2avic_active(env));
+        if (res.incomplete) {
+            *exit = (AvicExit) {
+                SVM_EXIT_AVIC_INCOMPLETE_IPI,
+                PAGE_REG(&page, AVIC_REG_ICR_LO) |
+                ((uint64_t)PAGE_REG(&page, AVIC_REG_ICR_HI) << 32),
+                ((uint64_t)res.cause << 32) | res.index };
+            return true;
+        }
         break;
     case AVIC_REG_SELF_IPI:
         vector = PAGE_REG(&page, AVIC_REG_SELF_IPI) & 0xff;
@@ -297,11 +306,20 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
         }
         break;
     default:
-        /* trap-style: written, now the hypervisor acts on it */
-        avic_page_written(&page);
-        avic_noaccel_exit(env, offset, true, 0, 0);
+        return true;
     }
     avic_page_written(&page);
+    return false;
+}
+
+/* The loop takes a due effect: the instruction is done */
+static void avic_after_write(CPUX86State *env, uint32_t offset)
+{
+    AvicExit exit;
+
+    if (avic_write_effect(env, offset, &exit)) {
+        avic_exit(env, exit.code, exit.info1, exit.info2, 0);
+    }
 }
 
 /*
@@ -312,37 +330,11 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
  */
 static bool avic_accel_write_now(CPUX86State *env, uint32_t offset)
 {
-    AvicPage page;
-    int vector;
+    AvicExit exit;
 
-    if (!avic_own_page(env, &page)) {
-        return true;
-    }
-    switch (offset) {
-    case AVIC_REG_TPR:
-        avic_apic_set_tpr(page.regs, PAGE_REG(&page, AVIC_REG_TPR));
-        avic_sync_v_tpr(env, &page);
-        break;
-    case AVIC_REG_EOI:
-        if (!avic_apic_eoi(page.regs, &vector)) {
-            return false;
-        }
-        break;
-    case AVIC_REG_ICR_LO:
-        if (avic_ipi(env, &page, true).incomplete) {
-            return false;
-        }
-        break;
-    case AVIC_REG_SELF_IPI:
-        vector = PAGE_REG(&page, AVIC_REG_SELF_IPI) & 0xff;
-        if (vector >= 16) {
-            avic_apic_set_irr(page.regs, vector);
-        }
-        break;
-    default:
+    if (avic_write_effect(env, offset, &exit)) {
         return false;
     }
-    avic_page_written(&page);
     avic_evaluate(env);
     return true;
 }
