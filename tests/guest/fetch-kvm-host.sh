@@ -26,7 +26,7 @@ esac
 
 cache=${QEMU_FORK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-irq-fork}
 dir="$cache/guests/kvm-host-$version"
-if [ -f "$dir/.done" ]; then
+if [ -f "$dir/.done" ] && [ -f "$dir/l2-modules.order" ]; then
     echo "$dir"
     exit 0
 fi
@@ -34,8 +34,8 @@ fi
 command -v xz >/dev/null || apt-get install -y -q xz-utils >&2
 
 apt="$dir/apt"
-rm -rf "$dir/debs" "$dir/x" "$dir/modules"
-mkdir -p "$dir/debs" "$dir/modules"
+rm -rf "$dir/debs" "$dir/x" "$dir/modules" "$dir/l2-modules"
+mkdir -p "$dir/debs" "$dir/modules" "$dir/l2-modules"
 
 # busybox-static through this machine's apt configuration.
 (cd "$dir/debs" && apt-get download -q busybox-static >&2)
@@ -82,12 +82,14 @@ cp "$kernel" "$dir/vmlinuz"
 cp "$dir/x/bin/busybox" "$dir/busybox"
 
 # Decompress module $1 (a name, '-' and '_' alike) and the modules it
-# depends on, appending each to modules.order after its dependencies.
+# depends on into $dir/$set, appending each to $set.order after its
+# dependencies ($set: modules, for L1, or l2-modules, for L2 guests).
 : > "$dir/modules.order"
+: > "$dir/l2-modules.order"
 add_module() {
     local name file ko dep
     name=$(echo "$1" | tr - _)
-    grep -qx "$name" "$dir/modules.names" 2>/dev/null && return 0
+    grep -qx "$name" "$dir/$set.names" 2>/dev/null && return 0
     file=$(awk -v n="$name" '$1 == n { print $2; exit }' "$dir/modules.index")
     if [ -z "$file" ]; then
         say "module $1 not found"
@@ -95,25 +97,30 @@ add_module() {
     fi
     ko=$(basename "${file%.xz}")
     case "$file" in
-        *.ko.xz) xz -dc "$file" > "$dir/modules/$ko" ;;
-        *.ko) cp "$file" "$dir/modules/$ko" ;;
+        *.ko.xz) xz -dc "$file" > "$dir/$set/$ko" ;;
+        *.ko) cp "$file" "$dir/$set/$ko" ;;
         *) say "unsupported module compression: $file"; exit 1 ;;
     esac
-    echo "$name" >> "$dir/modules.names"
-    for dep in $(tr '\0' '\n' < "$dir/modules/$ko" |
+    echo "$name" >> "$dir/$set.names"
+    for dep in $(tr '\0' '\n' < "$dir/$set/$ko" |
                  sed -n 's/^depends=//p' | tr , ' '); do
         add_module "$dep"
     done
-    echo "$ko" >> "$dir/modules.order"
+    echo "$ko" >> "$dir/$set.order"
 }
-rm -f "$dir/modules.names"
+rm -f "$dir/modules.names" "$dir/l2-modules.names"
 find "$dir/x" -name '*.ko*' | awk '{ b = $0; sub(/.*\//, "", b);
     sub(/\.ko.*/, "", b); gsub(/-/, "_", b); print b, $0 }' > "$dir/modules.index"
+set=modules
 for m in irqbypass kvm ccp kvm-amd vfio vfio_iommu_type1 vfio-pci-core \
          vfio-pci; do
     add_module "$m"
 done
-rm -rf "$dir/x" "$dir/debs" "$dir/modules.names" "$dir/modules.index"
+# L2's driver for the NVMe controller L1 assigns to it (kvm-nested-posted)
+set=l2-modules
+add_module nvme
+rm -rf "$dir/x" "$dir/debs" "$dir/modules.names" "$dir/l2-modules.names" \
+    "$dir/modules.index"
 echo "$pkgs" > "$dir/.done"
 say "$(tr '\n' ' ' < "$dir/modules.order")"
 echo "$dir"

@@ -57,6 +57,12 @@ for e in $t/events/kvm/kvm_apicv_inhibit_changed \
          $t/events/kvm/kvm_pi_irte_update $t/events/kvm/kvm_avic_*; do
     [ -d "$e" ] && echo 1 > "$e/enable" && echo "${e##*/}"
 done | b64
+# tb_events (kernel command line): more events, e.g. kvm:kvm_exit, kept
+# in a ring of tb_trace_kb per CPU, for looking into a failure
+for e in $(echo "$tb_events" | tr , ' '); do
+    echo 1 > "$t/events/${e%%:*}/${e#*:}/enable"
+done
+[ -n "$tb_trace_kb" ] && echo "$tb_trace_kb" > $t/buffer_size_kb
 mark L1 DMESG
 dmesg | grep -i -e kvm -e svm -e avic -e amd-vi -e iommu | b64
 
