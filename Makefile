@@ -42,7 +42,7 @@ KVM_TESTS := startup-matrix-vs-stock libvirt-domain
 # KVM hosts under the fork's TCG, the fork's binary inside.
 NESTED_KVM_KERNELS := 6.12 7.3
 NESTED_KVM_TESTS := kvm-nested-smoke kvm-nested-apicv kvm-nested-amd-iommu \
-	kvm-nested-avic
+	kvm-nested-avic kvm-nested-posted
 # The same 6.12 and 7.3 kernels as guests of the emulated AMD IOMMU.
 KVM_HOST_GUEST_TESTS_x86_64 := amd-iommu-events
 # Fork against stock QEMU of the same base (make stock).

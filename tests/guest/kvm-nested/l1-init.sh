@@ -47,6 +47,15 @@ for f in /sys/module/kvm_amd/parameters/*; do
 done | b64
 mark L1 IOMMU
 cat /sys/class/iommu/*/amd-iommu/features 2>/dev/null | b64
+# tb_vfio (kernel command line): PCI devices to bind to vfio-pci
+mark L1 VFIO
+for d in $(echo "$tb_vfio" | tr , ' '); do
+    p=/sys/bus/pci/devices/$d
+    echo vfio-pci > $p/driver_override
+    echo $d > /sys/bus/pci/drivers_probe
+    echo "$d driver=$(basename "$(readlink $p/driver)")" \
+         "group=$(basename "$(readlink $p/iommu_group)")"
+done 2>&1 | b64
 
 t=/sys/kernel/tracing
 mount -t tracefs tracefs $t
@@ -96,5 +105,7 @@ for r in /runs/*; do
     grep -v '^#' $t/trace | b64
     mark CASE "$name" END
 done
+mark L1 INTERRUPTS
+b64 < /proc/interrupts
 mark L1 END
 poweroff -f

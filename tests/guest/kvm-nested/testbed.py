@@ -27,6 +27,7 @@ from initramfs import pack
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 L2_MARKER = "KVM-NESTED-L2-UP"
+L0_IOMMU = "amd-iommu,intremap=on"
 RUN_TIMEOUT = 120          # seconds, each L1 QEMU run inside L1
 FIRMWARE = ["/usr/share/seabios/bios-256k.bin",
             "/usr/share/qemu/kvmvapic.bin",
@@ -187,7 +188,7 @@ def l2_stopped(run):
 
 def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
                 kvm_amd_params="avic=1", l0_extra_args=(), timeout=300,
-                retry=None):
+                retry=None, l0_iommu=L0_IOMMU, l1_append=""):
     """Boot L1 under qemu_l0, run each case with qemu_l1 in L1, then
     (if l2_boot) an L2 guest with l2["args"] added.  A case is
     {"name": str, "args": [L1 QEMU args], "qmp": [commands]}; the
@@ -195,6 +196,9 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     fed with qmp_capabilities, the commands (ids 0, 1, ...) and quit.
     Returns {"l1": {...}, "cases": {name: {...}}, "l2": {...}, "raw",
     "console"}; raises TestbedError if L0 fails or times out.
+    l0_iommu: L0's IOMMU device; l1_append: more of L1's command line
+    (l1-init.sh's tb_* options, e.g. tb_vfio=BDF to bind a device to
+    vfio-pci before the runs).
 
     Nested SVM under TCG (upstream's emulation, not the code under test)
     now and then kills a guest: L1 triple-faults (L0 exits 0 under
@@ -216,7 +220,7 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
         try:
             res = _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2,
                                     l2_boot, kvm_amd_params, l0_extra_args,
-                                    timeout)
+                                    timeout, l0_iommu, l1_append)
         except TestbedError as e:
             hung = str(e).startswith("L0 timed out")
             if last or (str(e) != "L1 did not finish" and not hung):
@@ -242,7 +246,8 @@ def _l1_last_words(console):
 
 
 def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
-                      kvm_amd_params, l0_extra_args, timeout):
+                      kvm_amd_params, l0_extra_args, timeout,
+                      l0_iommu=None, l1_append=""):
     l2 = (l2 or {"args": []}) if l2_boot else None
     with tempfile.TemporaryDirectory(prefix="kvm-nested-") as tmp:
         initrd = os.path.join(tmp, "l1.cpio")
@@ -253,11 +258,12 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
             kvm_amd_params, RUN_TIMEOUT)
         # TESTBED_L1_APPEND: more of L1's command line, e.g.
         # tb_events=kvm:kvm_exit tb_trace_kb=512 (l1-init.sh)
-        if os.environ.get("TESTBED_L1_APPEND"):
-            cmdline += " " + os.environ["TESTBED_L1_APPEND"]
+        for more in (l1_append, os.environ.get("TESTBED_L1_APPEND")):
+            if more:
+                cmdline += " " + more
         cmd = [qemu_l0, "-accel", "tcg,thread=multi", "-M", "q35",
                "-cpu", "EPYC-Rome", "-smp", "2", "-m", "2G",
-               "-device", "amd-iommu,intremap=on", "-nodefaults",
+               "-device", l0_iommu or L0_IOMMU, "-nodefaults",
                "-display", "none", "-no-reboot",
                "-serial", "file:" + console, "-serial", "file:" + report,
                "-kernel", os.path.join(hostdir, "vmlinuz"),
@@ -293,6 +299,7 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
     res = {"l1": {"uname": l1("UNAME").strip(), "params": params,
                   "iommu_features": l1("IOMMU").strip() or None,
                   "insmod": l1("INSMOD"), "events": l1("EVENTS").split(),
+                  "vfio": l1("VFIO"), "interrupts": l1("INTERRUPTS"),
                   "dmesg": l1("DMESG")},
            "cases": {c["name"]: _run_result(sec, c["name"],
                                             len(c.get("qmp") or []))

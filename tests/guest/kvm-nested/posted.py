@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The posted-interrupt pipeline of the nested test bed (testbed.py),
+used by kvm-nested-posted.py (the test) and kvm-nested-posted-bench.py
+(the benchmark):
+
+- L0: the fork under TCG with AVIC and x2AVIC (avic.py's CPU), the
+  emulated AMD IOMMU in GA mode (intremap=on,xtsup=on,x-ga-vapic=on)
+  and an emulated NVMe controller behind it (MSI-X, DMA remapped), its
+  irq-device counters polled over QMP (query-stats) during the run;
+- L1: a Debian kernel, kvm_amd avic=1, the controller bound to vfio-pci
+  (l1-init.sh's tb_vfio);
+- L2: a Debian kernel run by the fork in L1 under KVM
+  (q35,kernel-irqchip=split, x2APIC) with the controller assigned
+  (-device vfio-pci), its nvme driver (fetch-kvm-host.sh's l2-modules)
+  reading the disk with O_DIRECT from one reader per vCPU, each pinned
+  to its vCPU (one completion interrupt per read, on that vCPU's queue).
+"""
+
+import json
+import os
+import re
+import socket
+import tempfile
+import threading
+import time
+
+from testbed import run_testbed
+import avic
+
+BDF = "0000:00:05.0"
+L0_IOMMU = "amd-iommu,intremap=on,xtsup=on,x-ga-vapic=on"
+COUNTERS = ("amdvi-remapped-interrupts", "amdvi-posted-interrupts",
+            "amdvi-doorbells", "amdvi-ga-log-entries",
+            "amdvi-ga-log-interrupts", "amdvi-ga-log-overflows")
+
+
+class StatsPoller(threading.Thread):
+    """Polls L0's query-stats (irq-device) once a second over its QMP
+    socket; reconnects when L0 is started again (the test bed repeats
+    a run), so first and last are the answers of the newest L0."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path = path
+        self.first = self.last = None
+        self.stop = False
+
+    def run(self):
+        while not self.stop:
+            sock = socket.socket(socket.AF_UNIX)
+            try:
+                sock.connect(self.path)
+            except OSError:
+                sock.close()
+                time.sleep(0.2)
+                continue
+            self.first = self.last = None
+            try:
+                f = sock.makefile("rw")
+                f.readline()
+                self._cmd(f, {"execute": "qmp_capabilities"})
+                while True:
+                    r = self._cmd(f, {"execute": "query-stats",
+                                      "arguments": {"target": "irq-device"}})
+                    if "return" in r:
+                        c = counters(r["return"])
+                        if self.first is None:
+                            self.first = c
+                        self.last = c
+                    time.sleep(1)
+            except (OSError, ValueError, EOFError):
+                pass
+            finally:
+                sock.close()
+                time.sleep(0.5)
+
+    @staticmethod
+    def _cmd(f, cmd):
+        f.write(json.dumps(cmd) + "\n")
+        f.flush()
+        while True:
+            line = f.readline()
+            if not line:
+                raise EOFError
+            r = json.loads(line)
+            if "return" in r or "error" in r:
+                return r
+
+
+def counters(stats):
+    """The IOMMU's counters from a query-stats irq-device answer."""
+    out = {}
+    for prov in stats:
+        for s in prov.get("stats", []):
+            if s["name"] in COUNTERS:
+                out[s["name"]] = out.get(s["name"], 0) + s["value"]
+    return out
+
+
+def l2_files(tmp, hostdir, readers, reads):
+    """L2's nvme modules and its /l2-run: readers dd's in parallel, each
+    pinned to one vCPU, each reading its own reads blocks."""
+    mods = os.path.join(hostdir, "l2-modules")
+    with open(os.path.join(hostdir, "l2-modules.order")) as f:
+        order = f.read().split()
+    files = {"/lib/l2mod/" + m: os.path.join(mods, m) for m in order}
+    run = os.path.join(tmp, "l2-run")
+    with open(run, "w") as f:
+        f.write("#!/bin/sh\n")
+        f.write("mount -t devtmpfs dev /dev; mount -t sysfs sys /sys\n")
+        for m in order:
+            f.write("insmod /lib/l2mod/%s || echo INSMOD-ERROR %s\n"
+                    % (m, m))
+        f.write("i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 200 ]; do "
+                "usleep 100000; i=$((i+1)); done\n")
+        f.write("echo '=== POSTED BEFORE ==='; grep nvme /proc/interrupts\n")
+        for r in range(readers):
+            f.write("taskset -c %d dd if=/dev/nvme0n1 of=/dev/null bs=4096 "
+                    "skip=%d count=%d iflag=direct 2>&1 | sed 's/^/DD /' &\n"
+                    % (r, r * reads, reads))
+        f.write("wait\n")
+        f.write("echo '=== POSTED AFTER ==='; grep nvme /proc/interrupts\n")
+        f.write("echo '=== POSTED END ==='\n")
+    os.chmod(run, 0o755)
+    files["/l2-run"] = run
+    return files
+
+
+def irq_row(line):
+    """The per-CPU counts of a /proc/interrupts row, summed."""
+    total = 0
+    for field in line.split()[1:]:
+        if not field.isdigit():
+            break
+        total += int(field)
+    return total
+
+
+def nvme_irqs(text):
+    """Sum of the nvme rows of /proc/interrupts in text."""
+    return sum(irq_row(l) for l in text.splitlines() if "nvme" in l)
+
+
+def unstamp(out):
+    """L2's stdout without the uptime and exit count l1-init.sh put
+    before each line."""
+    return "\n".join(re.sub(r"^[0-9.]+ (?:[0-9]+|-) ", "", l)
+                     for l in out.splitlines())
+
+
+def section(out, name):
+    m = re.search(r"=== POSTED %s ===\n(.*?)(?:^===|\Z)" % name, out,
+                  re.S | re.M)
+    return m.group(1) if m else ""
+
+
+
+def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1"):
+    """One run; returns {"res": the test bed's result, "l0_first",
+    "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
+    "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
+    time, "l1_exits": L1 KVM's exits meanwhile}, "trace": L1's trace
+    counts, "l1_ga_irqs": L1's AMD-Vi GA row or None}.  reads per
+    reader, one reader per vCPU."""
+    with tempfile.TemporaryDirectory(prefix="kvm-nested-posted-") as tmp:
+        disk = os.path.join(tmp, "nvme.img")
+        with open(disk, "wb") as f:
+            f.truncate(max(64 << 20, vcpus * reads * 4096))
+        sock = os.path.join(tmp, "l0.qmp")
+        l0_args = avic.L0_ARGS + [
+            "-drive", "file=%s,format=raw,if=none,id=nv0" % disk,
+            "-device", "nvme,drive=nv0,serial=posted0,addr=05.0",
+            "-qmp", "unix:%s,server=on,wait=off" % sock]
+        l2 = {"args": avic.L2_AVIC_ARGS +
+              ["-M", "q35,kernel-irqchip=split", "-cpu", "host,+x2apic",
+               "-smp", str(vcpus), "-device", "vfio-pci,host=" + BDF],
+              "files": l2_files(tmp, hostdir, vcpus, reads), "stamp": True}
+        poller = StatsPoller(sock)
+        poller.start()
+        try:
+            res = run_testbed(qemu, qemu, hostdir, [], l2=l2,
+                              kvm_amd_params=kvm_amd,
+                              l0_extra_args=l0_args, timeout=600,
+                              l0_iommu=L0_IOMMU, l1_append="tb_vfio=" + BDF)
+        finally:
+            poller.stop = True
+        poller.join(5)
+    raw = res["l2"]["stdout"]
+    out = unstamp(raw)
+    stamps = {}
+    for line in raw.splitlines():
+        m = re.match(r"([0-9.]+) ([0-9]+|-) === POSTED (\w+) ===", line)
+        if m:
+            stamps[m.group(3)] = (float(m.group(1)), m.group(2))
+    seconds = l1_exits = None
+    if "BEFORE" in stamps and "AFTER" in stamps:
+        seconds = stamps["AFTER"][0] - stamps["BEFORE"][0]
+        if stamps["BEFORE"][1] != "-" and stamps["AFTER"][1] != "-":
+            l1_exits = int(stamps["AFTER"][1]) - int(stamps["BEFORE"][1])
+    ga_rows = [l.strip() for l in res["l1"]["interrupts"].splitlines()
+               if l.strip().endswith("-GA")]
+    return {"res": res, "l0_first": poller.first, "l0_last": poller.last,
+            "l2": {"before": nvme_irqs(section(out, "BEFORE")),
+                   "after": nvme_irqs(section(out, "AFTER")),
+                   "rows": section(out, "AFTER"),
+                   "dd": [l[3:] for l in out.splitlines()
+                          if l.startswith("DD ")],
+                   "finished": "=== POSTED END ===" in out,
+                   "out": out, "seconds": seconds, "l1_exits": l1_exits},
+           "trace": avic.trace_counts(res["l2"]["trace"]),
+           "l1_ga_irqs": (sum(irq_row(l) for l in ga_rows)
+                          if ga_rows else None)}
