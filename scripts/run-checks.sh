@@ -117,7 +117,7 @@ for v in $NESTED_KVM_KERNELS; do
     if host=$(sh "$top/tests/guest/fetch-kvm-host.sh" "$v"); then
         kvm_hosts+=("$host")
         for t in $NESTED_KVM_TESTS; do
-            run_one "kvm-nested-$v/$t" 1200 /usr/bin/python3 \
+            run_one "kvm-nested-$v/$t" 1500 /usr/bin/python3 \
                 "$top/tests/guest/kvm-nested/$t.py" \
                 "$top/build/qemu-system-x86_64" "$host"
         done

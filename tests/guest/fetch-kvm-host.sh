@@ -10,7 +10,8 @@
 # machine's own apt sources.  Keeps vmlinuz, busybox and the KVM and
 # VFIO modules with their dependencies, decompressed (busybox insmod
 # cannot load .ko.xz), plus modules.order listing them dependencies
-# first.  Cached in $QEMU_FORK_CACHE/guests/kvm-host-VERSION (default
+# first; likewise l2-modules and l2-modules.order, the drivers an L2
+# guest of that kernel needs (nvme, for kvm-nested-posted).  Cached in $QEMU_FORK_CACHE/guests/kvm-host-VERSION (default
 # ~/.cache/qemu-irq-fork); prints that folder.
 #
 # Usage: fetch-kvm-host.sh VERSION     (e.g. 6.12 or 7.3)
@@ -26,7 +27,7 @@ esac
 
 cache=${QEMU_FORK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-irq-fork}
 dir="$cache/guests/kvm-host-$version"
-if [ -f "$dir/.done" ] && [ -f "$dir/l2-modules.order" ]; then
+if [ -f "$dir/.done" ] && [ -s "$dir/l2-modules.order" ]; then
     echo "$dir"
     exit 0
 fi
@@ -34,6 +35,7 @@ fi
 command -v xz >/dev/null || apt-get install -y -q xz-utils >&2
 
 apt="$dir/apt"
+rm -f "$dir/.done"
 rm -rf "$dir/debs" "$dir/x" "$dir/modules" "$dir/l2-modules"
 mkdir -p "$dir/debs" "$dir/modules" "$dir/l2-modules"
 

@@ -10,11 +10,16 @@ one reader per vCPU).  Checks:
   completed (the workload finished, no interrupt lost for good);
 - L2 counted at least one nvme interrupt per read, and L1's KVM put
   the vectors in guest mode (kvm_pi_irte_update);
-- the counters agree across the layers: L0 (query-stats irq-device)
-  posted at least every interrupt L2 counted; doorbells (IsRun=1) plus
+- the counters agree across the layers (L0's read once it has shut
+  down): L0 (query-stats irq-device) posted at least every interrupt
+  L2 counted during the reads; doorbells (IsRun=1) plus
   GA-log entries (IsRun=0) are at most the posted ones and not zero;
   each GA-log entry is one kvm_avic_ga_log in L1; each GA-log interrupt
-  one on L1's AMD-Vi GA row of /proc/interrupts.
+  one on L1's AMD-Vi GA row of /proc/interrupts, and in the fork's own
+  query-stats target host run in L1 afterwards;
+- x-query-kvm-apicv of L2's QEMU, asked during the reads, names for
+  each posted vector the vCPU of L1's last kvm_pi_irte_update for its
+  GSI.
 
 Usage: kvm-nested-posted.py QEMU HOSTDIR [READS]
        (QEMU serves as L0 and L1; HOSTDIR from fetch-kvm-host.sh;
@@ -22,6 +27,7 @@ Usage: kvm-nested-posted.py QEMU HOSTDIR [READS]
 """
 
 import os
+import re
 import sys
 import time
 
@@ -56,6 +62,9 @@ def main():
     total = VCPUS * reads
     done = sum(int(l.split("+")[0]) for l in l2["dd"]
                if l.endswith("records in"))
+    bad = [l for l in l2["out"].splitlines() if "INSMOD-ERROR" in l]
+    if bad:
+        errors.append("L2 could not load its nvme driver: %s" % bad)
     if not l2["finished"]:
         errors.append("L2 did not finish the reads: %s" % l2["out"][-1500:])
     elif done != total:
@@ -67,8 +76,8 @@ def main():
                       % (got, total))
 
     irte = [l for l in res["l2"]["trace"] if "kvm_pi_irte_update" in l]
-    # "PI is enabled and being updated" (6.12) / guest mode set (7.x)
-    guest = [l for l in irte if "enabled" in l or "guest_mode 1" in l]
+    # "PI is enabled and being updated" (6.12 and 7.3)
+    guest = [l for l in irte if "PI is enabled" in l]
     print("L1 kvm_pi_irte_update: %d lines, %d to guest mode, e.g. %s" % (
         len(irte), len(guest), guest[-1].strip() if guest else None))
     print("L1 AVIC tracepoints: %s" % counts)
@@ -77,9 +86,36 @@ def main():
         errors.append("L1's KVM never put an IRTE in guest mode: %s"
                       % irte[-3:])
 
+    # L2's QEMU in L1: x-query-kvm-apicv during the reads; each posted
+    # vector of the controller names the vCPU L1's KVM last set its
+    # IRTE up for (kvm_pi_irte_update, enabled, same GSI)
+    enabled, _ = posted.irte_updates(res["l2"]["trace"])
+    reply = run["apicv"] or {}
+    vectors = [v for v in reply.get("return", {}).get("vfio-vectors", [])
+               if v.get("can-post") and "gsi" in v]
+    print("L1 x-query-kvm-apicv vfio-vectors: %s" % [
+        (v["vector"], v["gsi"], v.get("irte-vcpu")) for v in vectors])
+    print("L1 kvm_pi_irte_update, enabled, by GSI: %s" % enabled)
+    if "return" not in reply:
+        errors.append("x-query-kvm-apicv in L1: %s" % reply)
+    elif not [v for v in vectors if "irte-vcpu" in v]:
+        errors.append("x-query-kvm-apicv in L1 names no posted vector: %s"
+                      % reply["return"].get("vfio-vectors"))
+    for v in vectors:
+        want = enabled.get(v["gsi"])
+        if want and v.get("irte-vcpu") != want[1]:
+            errors.append("vector %d (GSI %d): x-query-kvm-apicv says vCPU "
+                          "%s, kvm_pi_irte_update says %d" % (
+                              v["vector"], v["gsi"], v.get("irte-vcpu"),
+                              want[1]))
+        elif not want and "irte-vcpu" in v:
+            errors.append("vector %d (GSI %d): x-query-kvm-apicv says vCPU "
+                          "%s, L1's KVM traced no such IRTE" % (
+                              v["vector"], v["gsi"], v["irte-vcpu"]))
+
     first, last = run["l0_first"], run["l0_last"]
     if last is None:
-        errors.append("L0's query-stats never answered")
+        errors.append("no query-stats answer from L0 after its shutdown")
         return verdict(errors, start)
     print("L0 irq-device counters at the end: %s" % last)
     print("L0 irq-device counters, first poll to last: %s" % {
@@ -88,9 +124,11 @@ def main():
     bells = last.get("amdvi-doorbells", 0)
     entries = last.get("amdvi-ga-log-entries", 0)
     ga_irqs = last.get("amdvi-ga-log-interrupts", 0)
-    if posts < l2["after"]:
-        errors.append("L0 posted %d interrupts, L2's nvme rows say %d"
-                      % (posts, l2["after"]))
+    # the reads' interrupts at least (probe-time ones may come before
+    # KVM set up posting)
+    if posts < got:
+        errors.append("L0 posted %d interrupts, L2's nvme rows gained %d "
+                      "during the reads" % (posts, got))
     if bells + entries == 0:
         errors.append("L0 rang no doorbell and logged no GA entry")
     if bells + entries > posts:
@@ -99,9 +137,25 @@ def main():
     if counts.get("kvm_avic_ga_log", 0) != entries:
         errors.append("L0 wrote %d GA-log entries, L1's KVM traced %d"
                       % (entries, counts.get("kvm_avic_ga_log", 0)))
-    if run["l1_ga_irqs"] is not None and run["l1_ga_irqs"] != ga_irqs:
+    # xtsup=on: L1 uses IntCapXT, so its GA-log interrupt has its own
+    # AMD-Vi<N>-GA row
+    if run["l1_ga_irqs"] is None:
+        errors.append("L1's /proc/interrupts has no AMD-Vi GA row")
+    elif run["l1_ga_irqs"] != ga_irqs:
         errors.append("L0 sent %d GA-log interrupts, L1's AMD-Vi GA row "
                       "counts %d" % (ga_irqs, run["l1_ga_irqs"]))
+    host = run["l1_host_stats"]
+    print("L1 query-stats host (the fork in L1): %s" % host)
+    ga_host = sum(v for k, v in host.items()
+                  if re.fullmatch(r"host-amdvi\d*-ga-log-interrupts", k))
+    if "host-amdvi-ga-log-interrupts" in host:
+        ga_host = host["host-amdvi-ga-log-interrupts"]
+    if not host:
+        errors.append("the fork in L1 answered no query-stats host")
+    elif ga_host != ga_irqs:
+        errors.append("L0 sent %d GA-log interrupts, the fork's "
+                      "query-stats host in L1 says %d: %s"
+                      % (ga_irqs, ga_host, host))
     if last.get("amdvi-ga-log-overflows", 0):
         errors.append("the GA log overflowed: %s" % last)
     return verdict(errors, start)

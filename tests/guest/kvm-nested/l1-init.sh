@@ -85,8 +85,30 @@ for r in /runs/*; do
         set -- "$@" "$a"
     done < "$r/args"
     if [ -f "$r/stamp" ]; then
+        rm -f /tmp/out /tmp/qmpout /tmp/tbq.in /tmp/tbq.out
+        : > /tmp/out
+        feeder= reader=
+        if [ -f "$r/qmp_at" ]; then
+            # qmp_at: the QMP lines go to the monitor (-chardev pipe
+            # tbq) once stdout shows that text
+            mkfifo /tmp/tbq.in /tmp/tbq.out
+            cat /tmp/tbq.out > /tmp/qmpout &
+            reader=$!
+            { until grep -qF "$(cat "$r/qmp_at")" /tmp/out; do
+                  usleep 100000
+              done
+              feed "$r/qmp"; } > /tmp/tbq.in &
+            feeder=$!
+        fi
         { timeout -s KILL "$tb_timeout" $qemu "$@" < /dev/null 2> /tmp/err
           echo $? > /tmp/rc; } | stamp > /tmp/out
+        if [ -n "$feeder" ]; then
+            # the reader ends at QEMU's exit, unless QEMU never opened
+            # the pipe
+            kill $feeder 2> /dev/null
+            usleep 300000
+            kill $reader 2> /dev/null
+        fi
         (exit "$(cat /tmp/rc)")
     elif [ -f "$r/qmp" ]; then
         feed "$r/qmp" |
@@ -101,6 +123,10 @@ for r in /runs/*; do
     b64 < /tmp/out
     mark CASE "$name" STDERR
     b64 < /tmp/err
+    if [ -f "$r/qmp_at" ]; then
+        mark CASE "$name" QMP
+        b64 < /tmp/qmpout
+    fi
     mark CASE "$name" TRACE
     grep -v '^#' $t/trace | b64
     mark CASE "$name" END

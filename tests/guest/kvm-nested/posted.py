@@ -24,11 +24,17 @@ import tempfile
 import threading
 import time
 
-from testbed import run_testbed
+from testbed import RUN_TIMEOUT, run_testbed
 import avic
 
 BDF = "0000:00:05.0"
 L0_IOMMU = "amd-iommu,intremap=on,xtsup=on,x-ga-vapic=on"
+# after L2: the fork's own host view in L1, as an administrator of an
+# AVIC host reads it (query-stats target host: /proc/interrupts rows)
+HOST_STATS = {"name": "host-stats",
+              "args": ["-accel", "kvm", "-M", "q35", "-S"],
+              "qmp": [{"execute": "query-stats",
+                       "arguments": {"target": "host"}}]}
 COUNTERS = ("amdvi-remapped-interrupts", "amdvi-posted-interrupts",
             "amdvi-doorbells", "amdvi-ga-log-entries",
             "amdvi-ga-log-interrupts", "amdvi-ga-log-overflows")
@@ -36,14 +42,27 @@ COUNTERS = ("amdvi-remapped-interrupts", "amdvi-posted-interrupts",
 
 class StatsPoller(threading.Thread):
     """Polls L0's query-stats (irq-device) once a second over its QMP
-    socket; reconnects when L0 is started again (the test bed repeats
-    a run), so first and last are the answers of the newest L0."""
+    socket.  L0 runs with -action shutdown=pause: once it has shut
+    down (L1 powered off, or reset itself under -no-reboot), the poller
+    takes the final answer, so nothing L1 did is missed, and quits L0.
+    Reconnects when L0 is started again (the test bed repeats a run),
+    so first and last are the answers of the newest L0."""
 
     def __init__(self, path):
         super().__init__(daemon=True)
         self.path = path
         self.first = self.last = None
+        self.final = False
         self.stop = False
+
+    def _poll(self, f):
+        r = self._cmd(f, {"execute": "query-stats",
+                          "arguments": {"target": "irq-device"}})
+        if "return" in r:
+            c = counters(r["return"])
+            if self.first is None:
+                self.first = c
+            self.last = c
 
     def run(self):
         while not self.stop:
@@ -55,19 +74,19 @@ class StatsPoller(threading.Thread):
                 time.sleep(0.2)
                 continue
             self.first = self.last = None
+            self.final = False
             try:
                 f = sock.makefile("rw")
                 f.readline()
                 self._cmd(f, {"execute": "qmp_capabilities"})
                 while True:
-                    r = self._cmd(f, {"execute": "query-stats",
-                                      "arguments": {"target": "irq-device"}})
-                    if "return" in r:
-                        c = counters(r["return"])
-                        if self.first is None:
-                            self.first = c
-                        self.last = c
-                    time.sleep(1)
+                    status = self._cmd(f, {"execute": "query-status"})
+                    self._poll(f)
+                    if status.get("return", {}).get("status") == "shutdown":
+                        self.final = True
+                        self._cmd(f, {"execute": "quit"})
+                        break
+                    time.sleep(0.5)
             except (OSError, ValueError, EOFError):
                 pass
             finally:
@@ -107,7 +126,8 @@ def l2_files(tmp, hostdir, readers, reads):
     run = os.path.join(tmp, "l2-run")
     with open(run, "w") as f:
         f.write("#!/bin/sh\n")
-        f.write("mount -t devtmpfs dev /dev; mount -t sysfs sys /sys\n")
+        f.write("mkdir -p /dev /sys; mount -t devtmpfs dev /dev; "
+                "mount -t sysfs sys /sys\n")
         for m in order:
             f.write("insmod /lib/l2mod/%s || echo INSMOD-ERROR %s\n"
                     % (m, m))
@@ -119,11 +139,30 @@ def l2_files(tmp, hostdir, readers, reads):
                     "skip=%d count=%d iflag=direct 2>&1 | sed 's/^/DD /' &\n"
                     % (r, r * reads, reads))
         f.write("wait\n")
+        # time for the query (qmp_at) to be answered before power-off
+        f.write("sleep 2\n")
         f.write("echo '=== POSTED AFTER ==='; grep nvme /proc/interrupts\n")
         f.write("echo '=== POSTED END ==='\n")
     os.chmod(run, 0o755)
     files["/l2-run"] = run
     return files
+
+
+def irte_updates(trace):
+    """{gsi: (enabled, vcpu, gvec)} of the last "enabled" update for
+    each GSI in L1's kvm_pi_irte_update lines, and the list of all."""
+    last, lines = {}, []
+    for line in trace:
+        m = re.search(r"kvm_pi_irte_update: PI is (enabled|disabled).*?"
+                      r"vcpu (-?\d+), gsi: 0x([0-9a-f]+), gvec: 0x([0-9a-f]+)",
+                      line)
+        if m:
+            upd = (m.group(1) == "enabled", int(m.group(2)),
+                   int(m.group(4), 16))
+            lines.append((int(m.group(3), 16),) + upd)
+            if upd[0]:
+                last[int(m.group(3), 16)] = upd
+    return last, lines
 
 
 def irq_row(line):
@@ -155,13 +194,18 @@ def section(out, name):
 
 
 
-def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1"):
+def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
+                 run_timeout=None):
     """One run; returns {"res": the test bed's result, "l0_first",
     "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
     "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
     time, "l1_exits": L1 KVM's exits meanwhile}, "trace": L1's trace
     counts, "l1_ga_irqs": L1's AMD-Vi GA row or None}.  reads per
-    reader, one reader per vCPU."""
+    reader, one reader per vCPU; run_timeout: L1's limit for the L2
+    run (default: the test bed's, plus 60 s per vCPU above 2, since
+    L0 and L1 have 2 and oversubscribed L2s boot slower)."""
+    if run_timeout is None:
+        run_timeout = RUN_TIMEOUT + 60 * max(0, vcpus - 2)
     with tempfile.TemporaryDirectory(prefix="kvm-nested-posted-") as tmp:
         disk = os.path.join(tmp, "nvme.img")
         with open(disk, "wb") as f:
@@ -170,18 +214,27 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1"):
         l0_args = avic.L0_ARGS + [
             "-drive", "file=%s,format=raw,if=none,id=nv0" % disk,
             "-device", "nvme,drive=nv0,serial=posted0,addr=05.0",
-            "-qmp", "unix:%s,server=on,wait=off" % sock]
+            "-qmp", "unix:%s,server=on,wait=off" % sock,
+            "-action", "shutdown=pause"]
         l2 = {"args": avic.L2_AVIC_ARGS +
               ["-M", "q35,kernel-irqchip=split", "-cpu", "host,+x2apic",
                "-smp", str(vcpus), "-device", "vfio-pci,host=" + BDF],
-              "files": l2_files(tmp, hostdir, vcpus, reads), "stamp": True}
+              "files": l2_files(tmp, hostdir, vcpus, reads), "stamp": True,
+              # L2's QEMU asked while the readers run (vectors set up)
+              "qmp": [{"execute": "x-query-kvm-apicv"}],
+              "qmp_at": "=== POSTED BEFORE ==="}
         poller = StatsPoller(sock)
         poller.start()
         try:
             res = run_testbed(qemu, qemu, hostdir, [], l2=l2,
                               kvm_amd_params=kvm_amd,
-                              l0_extra_args=l0_args, timeout=600,
-                              l0_iommu=L0_IOMMU, l1_append="tb_vfio=" + BDF)
+                              l0_extra_args=l0_args,
+                              timeout=run_timeout + 180,
+                              l0_iommu=L0_IOMMU,
+                              # a ring that keeps the whole L2 run
+                              l1_append="tb_vfio=%s tb_trace_kb=8192" % BDF,
+                              run_timeout=run_timeout,
+                              after=[HOST_STATS])
         finally:
             poller.stop = True
         poller.join(5)
@@ -199,7 +252,15 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1"):
             l1_exits = int(stamps["AFTER"][1]) - int(stamps["BEFORE"][1])
     ga_rows = [l.strip() for l in res["l1"]["interrupts"].splitlines()
                if l.strip().endswith("-GA")]
-    return {"res": res, "l0_first": poller.first, "l0_last": poller.last,
+    host = {}
+    reply = (res["cases"]["host-stats"]["qmp"] or [None])[0] or {}
+    for prov in reply.get("return", []):
+        for st in prov.get("stats", []):
+            host[st["name"]] = st["value"]
+    return {"res": res, "l0_first": poller.first,
+            "l0_last": poller.last if poller.final else None,
+            "l1_host_stats": host,
+            "apicv": (res["l2"]["qmp"] or [None])[0],
             "l2": {"before": nvme_irqs(section(out, "BEFORE")),
                    "after": nvme_irqs(section(out, "AFTER")),
                    "rows": section(out, "AFTER"),

@@ -83,7 +83,8 @@ def _l2_initrd(hostdir, path, files=None):
         pack(root, path)
 
 
-def _write_run(root, index, name, args, qmp=None, stamp=False):
+def _write_run(root, index, name, args, qmp=None, stamp=False,
+               qmp_at=None):
     d = os.path.join(root, "runs", "%02d" % index)
     os.makedirs(d)
     with open(os.path.join(d, "name"), "w") as f:
@@ -92,18 +93,29 @@ def _write_run(root, index, name, args, qmp=None, stamp=False):
         # l1-init.sh prefixes each stdout line with L1's uptime and
         # KVM's exit count (debugfs kvm/exits, all VMs) at that moment
         open(os.path.join(d, "stamp"), "w").close()
+    if stamp and qmp is not None and qmp_at is None:
+        raise ValueError("run %s: a stamped run's QMP needs qmp_at" % name)
+    if qmp_at is not None:
+        # a stamped run's QMP: sent to a pipe monitor once its stdout
+        # shows qmp_at, the replies reported as its QMP section
+        with open(os.path.join(d, "qmp_at"), "w") as f:
+            f.write(qmp_at)
+        args = list(args) + ["-chardev", "pipe,id=tbq,path=/tmp/tbq",
+                             "-mon", "chardev=tbq,mode=control"]
     with open(os.path.join(d, "args"), "w") as f:
         f.writelines(a + "\n" for a in L1_QEMU_ARGS + list(args))
     if qmp is not None:
         cmds = ([{"execute": "qmp_capabilities", "id": "cap"}] +
                 [dict(c, id=i) for i, c in enumerate(qmp)] +
-                [{"execute": "quit", "id": "quit"}])
+                ([] if qmp_at is not None else
+                 [{"execute": "quit", "id": "quit"}]))
         with open(os.path.join(d, "qmp"), "w") as f:
             f.writelines(json.dumps(c) + "\n" for c in cmds)
 
 
-def build_l1_initrd(qemu_l1, hostdir, cases, l2, path):
-    """Write L1's initramfs (uncompressed cpio) to path."""
+def build_l1_initrd(qemu_l1, hostdir, cases, l2, path, after=()):
+    """Write L1's initramfs (uncompressed cpio) to path: the runs of
+    cases, then L2's, then those of after."""
     with tempfile.TemporaryDirectory() as root:
         _add_busybox_init(hostdir, root, "l1-init.sh")
         shutil.copytree(os.path.join(hostdir, "modules"),
@@ -113,18 +125,23 @@ def build_l1_initrd(qemu_l1, hostdir, cases, l2, path):
         _add_qemu(qemu_l1, root)
         for fw in FIRMWARE:
             _copy(fw, root, "fw/" + os.path.basename(fw))
-        for i, case in enumerate(cases):
+        for i, case in enumerate(list(cases) + list(after)):
             if not re.fullmatch(r"[A-Za-z0-9_.+-]+", case["name"]) or \
                     case["name"] == "l2":
                 raise ValueError("bad case name %r" % case["name"])
-            _write_run(root, i, case["name"], case["args"],
-                       case.get("qmp", []), case.get("stamp", False))
+            if i < len(cases):
+                _write_run(root, i, case["name"], case["args"],
+                           case.get("qmp", []), case.get("stamp", False))
         if l2 is not None:
             _copy(os.path.join(hostdir, "vmlinuz"), root, "l2/vmlinuz")
             _l2_initrd(hostdir, os.path.join(root, "l2/initrd"),
                        l2.get("files"))
             _write_run(root, len(cases), "l2", L2_ARGS + list(l2["args"]),
-                       stamp=l2.get("stamp", False))
+                       l2.get("qmp"), stamp=l2.get("stamp", False),
+                       qmp_at=l2.get("qmp_at"))
+        for i, case in enumerate(after):
+            _write_run(root, len(cases) + 1 + i, case["name"],
+                       case["args"], case.get("qmp", []))
         pack(root, path)
 
 
@@ -156,7 +173,7 @@ def _run_result(sec, name, ncmds):
 
     replies = {}
     events = []
-    for line in text("STDOUT").splitlines():
+    for line in (text("STDOUT") + "\n" + text("QMP")).splitlines():
         try:
             msg = json.loads(line)
         except ValueError:
@@ -188,9 +205,13 @@ def l2_stopped(run):
 
 def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
                 kvm_amd_params="avic=1", l0_extra_args=(), timeout=300,
-                retry=None, l0_iommu=L0_IOMMU, l1_append=""):
+                retry=None, l0_iommu=L0_IOMMU, l1_append="",
+                run_timeout=RUN_TIMEOUT, after=()):
     """Boot L1 under qemu_l0, run each case with qemu_l1 in L1, then
-    (if l2_boot) an L2 guest with l2["args"] added.  A case is
+    (if l2_boot) an L2 guest with l2["args"] added (l2 may also have
+    "files" for its initramfs, "stamp" for stamped stdout lines, and
+    "qmp" commands sent once its stdout shows l2["qmp_at"], their
+    replies in res["l2"]["qmp"]).  A case is
     {"name": str, "args": [L1 QEMU args], "qmp": [commands]}; the
     L1 QEMU always gets -L /fw -display none -nodefaults, and -qmp stdio
     fed with qmp_capabilities, the commands (ids 0, 1, ...) and quit.
@@ -198,7 +219,9 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     "console"}; raises TestbedError if L0 fails or times out.
     l0_iommu: L0's IOMMU device; l1_append: more of L1's command line
     (l1-init.sh's tb_* options, e.g. tb_vfio=BDF to bind a device to
-    vfio-pci before the runs).
+    vfio-pci before the runs); run_timeout: seconds L1 gives each run
+    of its QEMU before killing it; after: cases run after the L2 run
+    (with l2_boot), reported in "cases" too.
 
     Nested SVM under TCG (upstream's emulation, not the code under test)
     now and then kills a guest: L1 triple-faults (L0 exits 0 under
@@ -220,19 +243,28 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
         try:
             res = _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2,
                                     l2_boot, kvm_amd_params, l0_extra_args,
-                                    timeout, l0_iommu, l1_append)
+                                    timeout, l0_iommu, l1_append,
+                                    run_timeout, after)
         except TestbedError as e:
             hung = str(e).startswith("L0 timed out")
-            if last or (str(e) != "L1 did not finish" and not hung):
+            if str(e) != "L1 did not finish" and not hung:
+                raise
+            if last:
+                print("testbed: L1 %s; no repeat left (%d runs)" % (
+                    "hung" if hung else "stopped", attempts))
                 raise
             print("testbed: L1 %s; run repeated" % (
                 "hung" if hung else "stopped before finishing (%s)" %
                 _l1_last_words(e.console)))
             continue
         why = l2_stopped(res.get("l2")) or (retry(res) if retry else None)
-        if why and not last:
-            print("testbed: %s; run repeated" % why)
-            continue
+        if why:
+            why = why.replace("after %d s" % RUN_TIMEOUT,
+                              "after %d s" % run_timeout)
+            if not last:
+                print("testbed: %s; run repeated" % why)
+                continue
+            print("testbed: %s; no repeat left (%d runs)" % (why, attempts))
         return res
 
 
@@ -247,15 +279,16 @@ def _l1_last_words(console):
 
 def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                       kvm_amd_params, l0_extra_args, timeout,
-                      l0_iommu=None, l1_append=""):
+                      l0_iommu=None, l1_append="",
+                      run_timeout=RUN_TIMEOUT, after=()):
     l2 = (l2 or {"args": []}) if l2_boot else None
     with tempfile.TemporaryDirectory(prefix="kvm-nested-") as tmp:
         initrd = os.path.join(tmp, "l1.cpio")
-        build_l1_initrd(qemu_l1, hostdir, cases, l2, initrd)
+        build_l1_initrd(qemu_l1, hostdir, cases, l2, initrd, after)
         console = os.path.join(tmp, "console.log")
         report = os.path.join(tmp, "report.log")
         cmdline = 'console=ttyS0 panic=-1 tb_kvm_amd="%s" tb_timeout=%d' % (
-            kvm_amd_params, RUN_TIMEOUT)
+            kvm_amd_params, run_timeout)
         # TESTBED_L1_APPEND: more of L1's command line, e.g.
         # tb_events=kvm:kvm_exit tb_trace_kb=512 (l1-init.sh)
         for more in (l1_append, os.environ.get("TESTBED_L1_APPEND")):
@@ -303,13 +336,14 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                   "dmesg": l1("DMESG")},
            "cases": {c["name"]: _run_result(sec, c["name"],
                                             len(c.get("qmp") or []))
-                     for c in cases},
+                     for c in list(cases) + list(after)},
            "raw": raw, "console": console_text}
     if l2 is not None:
-        run = _run_result(sec, "l2", 0)
+        run = _run_result(sec, "l2", len(l2.get("qmp") or []))
         res["l2"] = {"rc": run["rc"], "console": run["stdout"],
                      "stdout": run["stdout"],
                      "stderr": run["stderr"], "trace": run["trace"],
+                     "qmp": run["qmp"],
                      "booted": L2_MARKER in run["stdout"]}
     return res
 
