@@ -230,7 +230,7 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     panics, L1 hangs (L0 times out), or an L2 resets mid-boot (its QEMU
     in L1 exits 0) or hangs until l1-init.sh kills it (rc 137).  Stock
     QEMU 10.0.13 as L0 does all of that too, without AVIC.  How often
-    varies from run set to run set: from none in 43 runs to 3 L1 stops
+    varies from run set to run set: from none in 33 runs to 3 L1 stops
     in a row.  Such a run is repeated, up to attempts runs in all, and
     said so on stdout; so is one for which retry(res), the test's own
     check, returns a reason (an L2 case of its own that stopped so).
