@@ -11,7 +11,8 @@
 # VFIO modules with their dependencies, decompressed (busybox insmod
 # cannot load .ko.xz), plus modules.order listing them dependencies
 # first; likewise l2-modules and l2-modules.order, the drivers an L2
-# guest of that kernel needs (nvme, for kvm-nested-posted).  Cached in $QEMU_FORK_CACHE/guests/kvm-host-VERSION (default
+# guest of that kernel needs (nvme, for kvm-nested-posted).  Cached in
+# $QEMU_FORK_CACHE/guests/kvm-host-VERSION (default
 # ~/.cache/qemu-irq-fork); prints that folder.
 #
 # Usage: fetch-kvm-host.sh VERSION     (e.g. 6.12 or 7.3)
@@ -84,14 +85,14 @@ cp "$kernel" "$dir/vmlinuz"
 cp "$dir/x/bin/busybox" "$dir/busybox"
 
 # Decompress module $1 (a name, '-' and '_' alike) and the modules it
-# depends on into $dir/$set, appending each to $set.order after its
-# dependencies ($set: modules, for L1, or l2-modules, for L2 guests).
+# depends on into $dir/$modset, appending each to $modset.order after its
+# dependencies ($modset: modules, for L1, or l2-modules, for L2 guests).
 : > "$dir/modules.order"
 : > "$dir/l2-modules.order"
 add_module() {
     local name file ko dep
     name=$(echo "$1" | tr - _)
-    grep -qx "$name" "$dir/$set.names" 2>/dev/null && return 0
+    grep -qx "$name" "$dir/$modset.names" 2>/dev/null && return 0
     file=$(awk -v n="$name" '$1 == n { print $2; exit }' "$dir/modules.index")
     if [ -z "$file" ]; then
         say "module $1 not found"
@@ -99,27 +100,27 @@ add_module() {
     fi
     ko=$(basename "${file%.xz}")
     case "$file" in
-        *.ko.xz) xz -dc "$file" > "$dir/$set/$ko" ;;
-        *.ko) cp "$file" "$dir/$set/$ko" ;;
+        *.ko.xz) xz -dc "$file" > "$dir/$modset/$ko" ;;
+        *.ko) cp "$file" "$dir/$modset/$ko" ;;
         *) say "unsupported module compression: $file"; exit 1 ;;
     esac
-    echo "$name" >> "$dir/$set.names"
-    for dep in $(tr '\0' '\n' < "$dir/$set/$ko" |
+    echo "$name" >> "$dir/$modset.names"
+    for dep in $(tr '\0' '\n' < "$dir/$modset/$ko" |
                  sed -n 's/^depends=//p' | tr , ' '); do
         add_module "$dep"
     done
-    echo "$ko" >> "$dir/$set.order"
+    echo "$ko" >> "$dir/$modset.order"
 }
 rm -f "$dir/modules.names" "$dir/l2-modules.names"
 find "$dir/x" -name '*.ko*' | awk '{ b = $0; sub(/.*\//, "", b);
     sub(/\.ko.*/, "", b); gsub(/-/, "_", b); print b, $0 }' > "$dir/modules.index"
-set=modules
+modset=modules
 for m in irqbypass kvm ccp kvm-amd vfio vfio_iommu_type1 vfio-pci-core \
          vfio-pci; do
     add_module "$m"
 done
 # L2's driver for the NVMe controller L1 assigns to it (kvm-nested-posted)
-set=l2-modules
+modset=l2-modules
 add_module nvme
 rm -rf "$dir/x" "$dir/debs" "$dir/modules.names" "$dir/l2-modules.names" \
     "$dir/modules.index"
