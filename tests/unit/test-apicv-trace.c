@@ -166,11 +166,12 @@ typedef struct Seen {
     int samples;
     uint64_t lost;
     uint32_t last_len;
+    uint64_t last_time;
     uint8_t last[32];
 } Seen;
 
 static void record(void *opaque, const uint8_t *raw, uint32_t len,
-                   uint64_t lost)
+                   uint64_t time, uint64_t lost)
 {
     Seen *seen = opaque;
 
@@ -180,6 +181,7 @@ static void record(void *opaque, const uint8_t *raw, uint32_t len,
     }
     seen->samples++;
     seen->last_len = len;
+    seen->last_time = time;
     memcpy(seen->last, raw, MIN(len, sizeof(seen->last)));
 }
 
@@ -193,19 +195,21 @@ static uint64_t put(uint8_t *ring, uint64_t size, uint64_t pos,
     return pos + len;
 }
 
+/* A PERF_SAMPLE_TIME | PERF_SAMPLE_RAW sample: header, time, size, raw */
 static uint64_t put_sample(uint8_t *ring, uint64_t size, uint64_t pos,
-                           uint16_t type, uint8_t fill)
+                           uint16_t type, uint8_t fill, uint64_t time)
 {
     uint8_t raw[20];
     uint32_t rawlen = sizeof(raw);
     struct perf_event_header h = {
         .type = PERF_RECORD_SAMPLE,
-        .size = sizeof(h) + 4 + sizeof(raw),
+        .size = sizeof(h) + 8 + 4 + sizeof(raw),
     };
 
     memset(raw, fill, sizeof(raw));
     memcpy(raw, &type, 2);
     pos = put(ring, size, pos, &h, sizeof(h));
+    pos = put(ring, size, pos, &time, 8);
     pos = put(ring, size, pos, &rawlen, 4);
     return put(ring, size, pos, raw, sizeof(raw));
 }
@@ -221,10 +225,10 @@ static void test_ring(void)
     Seen seen = { 0 };
 
     /* a sample crossing the end of the ring, a lost record, a sample */
-    pos = put_sample(ring, size, start, 1650, 0xaa);
+    pos = put_sample(ring, size, start, 1650, 0xaa, 1000);
     pos = put(ring, size, pos, &lh, sizeof(lh));
     pos = put(ring, size, pos, lost, sizeof(lost));
-    pos = put_sample(ring, size, pos, 1702, 0xbb);
+    pos = put_sample(ring, size, pos, 1702, 0xbb, 0x123456789);
 
     tail = apicv_trace_ring_records(ring, size, start, pos, record, &seen);
     g_assert_cmpuint(tail, ==, pos);
@@ -233,6 +237,7 @@ static void test_ring(void)
     g_assert_cmpuint(seen.last_len, ==, 20);
     g_assert_cmpuint(seen.last[0] | seen.last[1] << 8, ==, 1702);
     g_assert_cmpuint(seen.last[19], ==, 0xbb);
+    g_assert_cmpuint(seen.last_time, ==, 0x123456789);
 
     /* a record not yet complete (head inside it) is left for later */
     memset(&seen, 0, sizeof(seen));

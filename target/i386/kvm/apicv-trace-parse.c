@@ -110,7 +110,7 @@ uint64_t apicv_trace_ring_records(const uint8_t *data, uint64_t size,
     while (tail + sizeof(struct perf_event_header) <= head) {
         struct perf_event_header h;
         uint32_t rawlen;
-        uint64_t lost;
+        uint64_t lost, time;
 
         /* a record can wrap around the end of the ring */
         for (size_t i = 0; i < sizeof(h); i++) {
@@ -123,14 +123,15 @@ uint64_t apicv_trace_ring_records(const uint8_t *data, uint64_t size,
         for (size_t i = 0; i < h.size; i++) {
             rec[i] = data[(tail + i) % size];
         }
-        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 4) {
-            memcpy(&rawlen, rec + sizeof(h), 4);
-            if (sizeof(h) + 4 + rawlen <= h.size) {
-                fn(opaque, rec + sizeof(h) + 4, rawlen, 0);
+        if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 12) {
+            memcpy(&time, rec + sizeof(h), 8);
+            memcpy(&rawlen, rec + sizeof(h) + 8, 4);
+            if (sizeof(h) + 12 + rawlen <= h.size) {
+                fn(opaque, rec + sizeof(h) + 12, rawlen, time, 0);
             }
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
             memcpy(&lost, rec + sizeof(h) + 8, 8);
-            fn(opaque, NULL, 0, lost);
+            fn(opaque, NULL, 0, 0, lost);
         }
         tail += h.size;
     }

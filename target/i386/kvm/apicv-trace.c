@@ -117,7 +117,8 @@ static int open_sampler(int id, int cpu, int group)
         .size = sizeof(attr),
         .config = id,
         .sample_period = 1,
-        .sample_type = PERF_SAMPLE_RAW,
+        /* the time: rings are per CPU, the newest update wins */
+        .sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_RAW,
         .inherit = 1,               /* threads created after this one */
         .inherit_thread = 1,        /* not helper processes (5.13+) */
     };
@@ -218,7 +219,7 @@ void apicv_trace_stop(void)
     at.obs.available = false;
 }
 
-static void irte_update(const uint8_t *raw, uint32_t len)
+static void irte_update(const uint8_t *raw, uint32_t len, uint64_t time)
 {
     uint64_t host_irq, gsi, vcpu, vec, set;
     ApicvObservedIrte *e = NULL;
@@ -234,12 +235,17 @@ static void irte_update(const uint8_t *raw, uint32_t len)
             e = o;
         }
     }
+    at.obs.irte_events++;
+    if (e && e->time > time) {
+        return;                 /* another CPU's ring had a newer one */
+    }
     if (!e) {
         g_array_set_size(at.obs.irtes, at.obs.irtes->len + 1);
         e = &g_array_index(at.obs.irtes, ApicvObservedIrte,
                            at.obs.irtes->len - 1);
     }
     e->host_irq = host_irq;
+    e->time = time;
     e->gsi = apicv_trace_field(raw, len, at.irte.f[IRTE_GSI], &gsi) ?
              (int64_t)(uint32_t)gsi : -1;
     /* a 4-byte vcpu_id: -1 (6.17+) or any id when not set */
@@ -248,11 +254,10 @@ static void irte_update(const uint8_t *raw, uint32_t len)
     e->vector = apicv_trace_field(raw, len, at.irte.f[IRTE_GVEC], &vec) ?
                 vec : 0;
     e->set = set & 1;
-    at.obs.irte_events++;
 }
 
 static void record(void *opaque, const uint8_t *raw, uint32_t len,
-                   uint64_t lost)
+                   uint64_t time, uint64_t lost)
 {
     uint64_t inhibits, reason = 0, set = 0;
     uint16_t type;
@@ -273,13 +278,17 @@ static void record(void *opaque, const uint8_t *raw, uint32_t len,
                                &inhibits)) {
             return;
         }
+        if (at.obs.has_inhibits && at.obs.inhibits_time > time) {
+            return;             /* another CPU's ring had a newer one */
+        }
         at.obs.inhibits = inhibits;
+        at.obs.inhibits_time = time;
         at.obs.has_inhibits = true;
         apicv_trace_field(raw, len, at.inhibit.f[INH_REASON], &reason);
         apicv_trace_field(raw, len, at.inhibit.f[INH_SET], &set);
         trace_kvm_apicv_trace_inhibit(reason, set & 1, inhibits);
     } else if (type == at.irte.id) {
-        irte_update(raw, len);
+        irte_update(raw, len, time);
     }
 }
 

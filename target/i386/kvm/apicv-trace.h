@@ -15,12 +15,14 @@ typedef struct ApicvObservedIrte {
     int32_t vcpu;               /* KVM vcpu_id (the APIC ID), -1 none */
     uint32_t vector;
     bool set;                   /* set up to post to @vcpu */
+    uint64_t time;              /* of that update (perf clock, ns) */
 } ApicvObservedIrte;
 
 typedef struct ApicvObserved {
     bool available;
     bool has_inhibits;          /* a change was seen, none lost since */
     uint64_t inhibits;          /* KVM's inhibit mask after the last one */
+    uint64_t inhibits_time;     /* of that change (perf clock, ns) */
     uint64_t inhibit_events;
     uint64_t irte_events;
     uint64_t lost_events;       /* the ring overflowed */
@@ -62,13 +64,18 @@ void apicv_trace_parse_reason_names(const char *text, char **names);
 bool apicv_trace_field(const uint8_t *raw, uint32_t len, ApicvTraceField f,
                        uint64_t *value);
 
-/* @raw/@len: a sample's raw data; or @raw NULL and @lost events lost */
+/*
+ * @raw/@len: a sample's raw data, taken at @time; or @raw NULL and @lost
+ * events lost
+ */
 typedef void ApicvTraceRecordFn(void *opaque, const uint8_t *raw,
-                                uint32_t len, uint64_t lost);
+                                uint32_t len, uint64_t time, uint64_t lost);
 /*
  * Walk the perf ring @data (@size bytes, a power of two) from @tail to
- * @head, calling @fn for each sample and lost record; returns the new
- * tail (an incomplete record is left for later).
+ * @head, calling @fn for each sample (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+ * and lost record; returns the new tail (an incomplete record is left
+ * for later).  Each ring is in time order, rings of different CPUs are
+ * not: a reader keeps the newest state by @time.
  */
 uint64_t apicv_trace_ring_records(const uint8_t *data, uint64_t size,
                                   uint64_t tail, uint64_t head,
