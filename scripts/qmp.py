@@ -13,7 +13,57 @@ class QMPError(Exception):
     pass
 
 
-class VM:
+class QMPConnection:
+    """A QMP connection over a connected socket (after the greeting is
+    read and capabilities are negotiated by whoever made it)."""
+
+    name = "qemu"
+    sock = None
+    buf = b""
+
+    @classmethod
+    def attach(cls, path, name="qemu"):
+        """Connect to a QMP unix socket at path, read the greeting and
+        negotiate capabilities; OSError when nobody listens."""
+        conn = cls()
+        conn.name = name
+        conn.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.sock.connect(path)
+            conn._recv()                   # greeting
+            conn.cmd("qmp_capabilities")
+        except (OSError, QMPError):
+            conn.sock.close()
+            raise
+        return conn
+
+    def _recv(self):
+        while b"\n" not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                raise QMPError("%s: QMP connection closed" % self.name)
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def cmd(self, execute, **arguments):
+        msg = {"execute": execute}
+        if arguments:
+            msg["arguments"] = arguments
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            resp = self._recv()
+            if "event" in resp:
+                continue
+            if "error" in resp:
+                raise QMPError("%s: %s" % (execute, resp["error"]["desc"]))
+            return resp["return"]
+
+    def hmp(self, line):
+        return self.cmd("human-monitor-command", **{"command-line": line})
+
+
+class VM(QMPConnection):
     """Starts QEMU with a QMP unix socket; use as a context manager.
     With qtest=True, QEMU runs under the qtest accelerator and qtest()
     sends lines of the qtest protocol."""
@@ -92,31 +142,6 @@ class VM:
         self.log.flush()
         with open(self.log_path) as f:
             return f.read()
-
-    def _recv(self):
-        while b"\n" not in self.buf:
-            data = self.sock.recv(65536)
-            if not data:
-                raise QMPError("%s: QMP connection closed" % self.name)
-            self.buf += data
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def cmd(self, execute, **arguments):
-        msg = {"execute": execute}
-        if arguments:
-            msg["arguments"] = arguments
-        self.sock.sendall(json.dumps(msg).encode() + b"\n")
-        while True:
-            resp = self._recv()
-            if "event" in resp:
-                continue
-            if "error" in resp:
-                raise QMPError("%s: %s" % (execute, resp["error"]["desc"]))
-            return resp["return"]
-
-    def hmp(self, line):
-        return self.cmd("human-monitor-command", **{"command-line": line})
 
     def quit(self, timeout=30):
         """Shut down through QMP and check QEMU exits cleanly."""

@@ -12,7 +12,7 @@ import os
 import re
 import tempfile
 
-from testbed import L2_ARGS
+from testbed import L2_ARGS, stamped_lines
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
@@ -64,23 +64,21 @@ def parse_load(stdout):
     workload's BEGIN line to its BENCH line."""
     begin = {}
     out = {}
-    for line in stdout.splitlines():
-        m = re.match(r"(\S+) (\S+) (.*)$", line.rstrip("\r"))
-        if not m:
+    for _, exits, text in stamped_lines(stdout):
+        if exits is None:
             continue
-        exits, text = m.group(2), m.group(3)
         b = re.search(r"=== L2-LOAD (\S+) BEGIN ===", text)
-        if b and exits.isdigit():
-            begin[b.group(1)] = int(exits)
+        if b:
+            begin[b.group(1)] = exits
             continue
         r = re.search(r"BENCH (\S+) ([\d.]+) ops=(\d+) seconds=([\d.]+) "
                       r"cpus=(\d+) ipis=(\d+)", text)
-        if r and r.group(1) in begin and exits.isdigit():
+        if r and r.group(1) in begin:
             out[r.group(1)] = {
                 "ops_per_s": float(r.group(2)), "ops": int(r.group(3)),
                 "seconds": float(r.group(4)), "cpus": int(r.group(5)),
                 "ipis": int(r.group(6)),
-                "exits": int(exits) - begin[r.group(1)]}
+                "exits": exits - begin[r.group(1)]}
     return out
 
 

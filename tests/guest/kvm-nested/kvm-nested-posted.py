@@ -18,8 +18,8 @@ one reader per vCPU).  Checks:
   one on L1's AMD-Vi GA row of /proc/interrupts, and in the fork's own
   query-stats target host run in L1 afterwards;
 - x-query-kvm-apicv of L2's QEMU, asked during the reads, names for
-  each posted vector the vCPU of L1's last kvm_pi_irte_update for its
-  GSI.
+  each posted vector a vCPU L1's kvm_pi_irte_update had set its GSI's
+  IRTE up for in that time.
 
 Usage: kvm-nested-posted.py QEMU HOSTDIR [READS]
        (QEMU serves as L0 and L1; HOSTDIR from fetch-kvm-host.sh;
@@ -86,32 +86,34 @@ def main():
         errors.append("L1's KVM never put an IRTE in guest mode: %s"
                       % irte[-3:])
 
-    # L2's QEMU in L1: x-query-kvm-apicv during the reads; each posted
-    # vector of the controller names the vCPU L1's KVM last set its
-    # IRTE up for (kvm_pi_irte_update, enabled, same GSI)
-    enabled, _ = posted.irte_updates(res["l2"]["trace"])
+    # L2's QEMU in L1: x-query-kvm-apicv, sent once L2 printed its
+    # BEFORE marker and answered by AFTER: each posted vector of the
+    # controller names a vCPU its IRTE was set up for meanwhile, by L1's
+    # kvm_pi_irte_update for the same GSI
+    updates = posted.irte_updates(res["l2"]["trace"])
     reply = run["apicv"] or {}
     vectors = [v for v in reply.get("return", {}).get("vfio-vectors", [])
                if v.get("can-post") and "gsi" in v]
     print("L1 x-query-kvm-apicv vfio-vectors: %s" % [
         (v["vector"], v["gsi"], v.get("irte-vcpu")) for v in vectors])
-    print("L1 kvm_pi_irte_update, enabled, by GSI: %s" % enabled)
+    print("L1 kvm_pi_irte_update (time, GSI, enabled, vCPU): %s" % updates)
+    stamps = run["stamps"]
     if "return" not in reply:
         errors.append("x-query-kvm-apicv in L1: %s" % reply)
     elif not [v for v in vectors if "irte-vcpu" in v]:
         errors.append("x-query-kvm-apicv in L1 names no posted vector: %s"
                       % reply["return"].get("vfio-vectors"))
-    for v in vectors:
-        want = enabled.get(v["gsi"])
-        if want and v.get("irte-vcpu") != want[1]:
+    elif "BEFORE" not in stamps or "AFTER" not in stamps:
+        errors.append("no BEFORE/AFTER stamps to place the query in time")
+    for v in vectors if "BEFORE" in stamps and "AFTER" in stamps else []:
+        want = posted.irte_vcpus_between(updates, v["gsi"],
+                                         stamps["BEFORE"][0],
+                                         stamps["AFTER"][0])
+        if v.get("irte-vcpu") not in want:
             errors.append("vector %d (GSI %d): x-query-kvm-apicv says vCPU "
-                          "%s, kvm_pi_irte_update says %d" % (
+                          "%s, kvm_pi_irte_update had %s meanwhile" % (
                               v["vector"], v["gsi"], v.get("irte-vcpu"),
-                              want[1]))
-        elif not want and "irte-vcpu" in v:
-            errors.append("vector %d (GSI %d): x-query-kvm-apicv says vCPU "
-                          "%s, L1's KVM traced no such IRTE" % (
-                              v["vector"], v["gsi"], v["irte-vcpu"]))
+                              sorted(want, key=str)))
 
     first, last = run["l0_first"], run["l0_last"]
     if last is None:

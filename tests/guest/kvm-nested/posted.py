@@ -16,16 +16,19 @@ used by kvm-nested-posted.py (the test) and kvm-nested-posted-bench.py
   to its vCPU (one completion interrupt per read, on that vCPU's queue).
 """
 
-import json
 import os
 import re
-import socket
+import sys
 import tempfile
 import threading
 import time
 
-from testbed import RUN_TIMEOUT, run_testbed
+from testbed import RUN_TIMEOUT, run_testbed, stamped_lines
 import avic
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "scripts"))
+from qmp import QMPConnection, QMPError  # noqa: E402
 
 BDF = "0000:00:05.0"
 L0_IOMMU = "amd-iommu,intremap=on,xtsup=on,x-ga-vapic=on"
@@ -55,55 +58,33 @@ class StatsPoller(threading.Thread):
         self.final = False
         self.stop = False
 
-    def _poll(self, f):
-        r = self._cmd(f, {"execute": "query-stats",
-                          "arguments": {"target": "irq-device"}})
-        if "return" in r:
-            c = counters(r["return"])
-            if self.first is None:
-                self.first = c
-            self.last = c
-
     def run(self):
         while not self.stop:
-            sock = socket.socket(socket.AF_UNIX)
             try:
-                sock.connect(self.path)
-            except OSError:
-                sock.close()
+                conn = QMPConnection.attach(self.path, "L0")
+            except (OSError, QMPError):
                 time.sleep(0.2)
                 continue
             self.first = self.last = None
             self.final = False
             try:
-                f = sock.makefile("rw")
-                f.readline()
-                self._cmd(f, {"execute": "qmp_capabilities"})
                 while True:
-                    status = self._cmd(f, {"execute": "query-status"})
-                    self._poll(f)
-                    if status.get("return", {}).get("status") == "shutdown":
+                    status = conn.cmd("query-status")["status"]
+                    c = counters(conn.cmd("query-stats",
+                                          target="irq-device"))
+                    if self.first is None:
+                        self.first = c
+                    self.last = c
+                    if status == "shutdown":
                         self.final = True
-                        self._cmd(f, {"execute": "quit"})
+                        conn.cmd("quit")
                         break
                     time.sleep(0.5)
-            except (OSError, ValueError, EOFError):
+            except (OSError, ValueError, QMPError):
                 pass
             finally:
-                sock.close()
+                conn.sock.close()
                 time.sleep(0.5)
-
-    @staticmethod
-    def _cmd(f, cmd):
-        f.write(json.dumps(cmd) + "\n")
-        f.flush()
-        while True:
-            line = f.readline()
-            if not line:
-                raise EOFError
-            r = json.loads(line)
-            if "return" in r or "error" in r:
-                return r
 
 
 def counters(stats):
@@ -149,20 +130,33 @@ def l2_files(tmp, hostdir, readers, reads):
 
 
 def irte_updates(trace):
-    """{gsi: (enabled, vcpu, gvec)} of the last "enabled" update for
-    each GSI in L1's kvm_pi_irte_update lines, and the list of all."""
-    last, lines = {}, []
+    """L1's kvm_pi_irte_update lines: [(time, gsi, enabled, vcpu)], in
+    trace order (time: the trace clock, L1's uptime)."""
+    out = []
     for line in trace:
-        m = re.search(r"kvm_pi_irte_update: PI is (enabled|disabled).*?"
-                      r"vcpu (-?\d+), gsi: 0x([0-9a-f]+), gvec: 0x([0-9a-f]+)",
+        m = re.search(r" ([0-9]+\.[0-9]+): kvm_pi_irte_update: PI is "
+                      r"(enabled|disabled).*?vcpu (-?\d+), gsi: 0x([0-9a-f]+)",
                       line)
         if m:
-            upd = (m.group(1) == "enabled", int(m.group(2)),
-                   int(m.group(4), 16))
-            lines.append((int(m.group(3), 16),) + upd)
-            if upd[0]:
-                last[int(m.group(3), 16)] = upd
-    return last, lines
+            out.append((float(m.group(1)), int(m.group(4), 16),
+                        m.group(2) == "enabled", int(m.group(3))))
+    return out
+
+
+def irte_vcpus_between(updates, gsi, start, end):
+    """The vCPUs KVM's IRTE for gsi was set up to post to at some time
+    in [start, end] (None: not posting)."""
+    state, seen = None, set()
+    for t, g, enabled, vcpu in updates:
+        if g != gsi:
+            continue
+        if t > end:
+            break
+        if t > start:
+            seen.add(state)
+        state = vcpu if enabled else None
+    seen.add(state)
+    return seen
 
 
 def irq_row(line):
@@ -181,10 +175,8 @@ def nvme_irqs(text):
 
 
 def unstamp(out):
-    """L2's stdout without the uptime and exit count l1-init.sh put
-    before each line."""
-    return "\n".join(re.sub(r"^[0-9.]+ (?:[0-9]+|-) ", "", l)
-                     for l in out.splitlines())
+    """A stamped run's stdout without the stamps."""
+    return "\n".join(text for _, _, text in stamped_lines(out))
 
 
 def section(out, name):
@@ -251,15 +243,15 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     raw = res["l2"]["stdout"]
     out = unstamp(raw)
     stamps = {}
-    for line in raw.splitlines():
-        m = re.match(r"([0-9.]+) ([0-9]+|-) === POSTED (\w+) ===", line)
+    for uptime, exits, text in stamped_lines(raw):
+        m = re.fullmatch(r"=== POSTED (\w+) ===", text)
         if m:
-            stamps[m.group(3)] = (float(m.group(1)), m.group(2))
+            stamps[m.group(1)] = (uptime, exits)
     seconds = l1_exits = None
     if "BEFORE" in stamps and "AFTER" in stamps:
         seconds = stamps["AFTER"][0] - stamps["BEFORE"][0]
-        if stamps["BEFORE"][1] != "-" and stamps["AFTER"][1] != "-":
-            l1_exits = int(stamps["AFTER"][1]) - int(stamps["BEFORE"][1])
+        if None not in (stamps["BEFORE"][1], stamps["AFTER"][1]):
+            l1_exits = stamps["AFTER"][1] - stamps["BEFORE"][1]
     ga_rows = [l.strip() for l in res["l1"]["interrupts"].splitlines()
                if l.strip().endswith("-GA")]
     host = {}
@@ -267,7 +259,7 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     for prov in reply.get("return", []):
         for st in prov.get("stats", []):
             host[st["name"]] = st["value"]
-    return {"res": res, "l0_first": poller.first,
+    return {"res": res, "l0_first": poller.first, "stamps": stamps,
             "l0_last": poller.last if poller.final else None,
             "l1_host_stats": host,
             "apicv": (res["l2"]["qmp"] or [None])[0],

@@ -145,6 +145,18 @@ def build_l1_initrd(qemu_l1, hostdir, cases, l2, path, after=()):
         pack(root, path)
 
 
+def stamped_lines(stdout):
+    """(uptime, exits, text) for each line of a stamped run's stdout
+    (l1-init.sh's stamp: L1's uptime in seconds and KVM's exit count,
+    None where debugfs had none, before the line)."""
+    for line in stdout.splitlines():
+        m = re.match(r"([0-9.]+) ([0-9]+|-) ?(.*)$", line.rstrip("\r"))
+        if m:
+            yield (float(m.group(1)),
+                   int(m.group(2)) if m.group(2) != "-" else None,
+                   m.group(3))
+
+
 def parse_report(text):
     """Split the report of l1-init.sh into {(scope..., tag): bytes}:
     ("L1", "UNAME"), ("CASE", name, "STDOUT"), ...; an RC marker gives
