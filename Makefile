@@ -33,8 +33,9 @@ UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-t
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
 # Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics; vCPU
-# cores plugged and unplugged under IPI load.
-LINUX_TESTS_ppc64 := linux-mttcg cpu-hotplug
+# cores plugged and unplugged under IPI load; system calls of a 1-vCPU
+# guest without the BQL or an exit from the TB.
+LINUX_TESTS_ppc64 := linux-mttcg cpu-hotplug syscall-bql
 # On this machine's /dev/kvm (tests/kvm/): start-up matrix (beside stock),
 # libvirt 11.3 starting <domain type='kvm'> with the fork.
 KVM_TESTS := startup-matrix-vs-stock libvirt-domain

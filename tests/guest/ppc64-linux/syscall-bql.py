@@ -1,0 +1,99 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""System calls of a ppc64le Linux guest under MTTCG take neither the BQL
+nor an exit from the translated code (patches 0046 and 0049).  Boots
+Debian's kernel on -M pseries,ic-mode=xics,x-vof=on with one vCPU and
+the initramfs of the Linux-guest benchmark (ipi-bench-init.sh: futex
+ping-pong and membarrier, 1 s each; with one vCPU both are system call
+loops, no IPIs), with HMP "sync-profile on", and resets the profile
+when the workloads start.  At their end it reads "info sync-profile"
+(every lock acquisition, by call site) and checks:
+
+- the BQL taken in accel/tcg/cpu-exec.c (exceptions and interrupts
+  under the lock) fewer times than a tenth of the guest's system calls:
+  a system call under the BQL makes it at least one per call;
+- the lock calls made in system/cpus.c (qemu_bql_free()'s trylock of
+  the BQL, which every return of the vCPU thread from the guest through
+  the halt wait makes, e.g. after a priority nop ended the TB) fewer
+  than a tenth of them too: Linux's system call path has two priority
+  nops.
+
+The guest's own count gives the system calls: membarrier calls plus
+futex round trips (each at least two futex calls).
+
+Usage: syscall-bql.py QEMU-SYSTEM-PPC64 GUEST-DIR
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))
+from qmp import VM  # noqa: E402
+linux = __import__("linux-mttcg")
+bench = __import__("xics-linux-bench")
+
+SECONDS = 1
+
+
+def profile_rows(table):
+    """[(type, call site, acquisitions)] from "info sync-profile"."""
+    rows = []
+    for line in table.splitlines():
+        m = re.match(r"^(.+?)\s+(?:\[\s*\d+\]|0x[0-9a-f]+)\s+(\S+:\d+)\s+"
+                     r"[0-9.]+\s+(\d+)\s+[0-9.]+\s*$", line)
+        if m:
+            rows.append((m.group(1), m.group(2), int(m.group(3))))
+    return rows
+
+
+def main():
+    qemu, guest_dir = sys.argv[1:3]
+    kernel, initrd = bench.prepare(guest_dir)
+    tmp = tempfile.mkdtemp(prefix="ppc64-syscall-bql-")
+    con_path = os.path.join(tmp, "console.sock")
+    args = ["-M", "pseries,ic-mode=xics,x-vof=on",
+            "-accel", "tcg,thread=multi", "-smp", "1", "-m", "1G",
+            "-vga", "none", "-nodefaults", "-display", "none", "-S",
+            "-chardev", "socket,id=con,path=%s,server=on,wait=off" % con_path,
+            "-serial", "chardev:con", "-kernel", kernel, "-initrd", initrd,
+            "-append", "console=hvc0 cpuidle.off=1 quiet "
+            "ipibench.seconds=%d" % SECONDS]
+    with VM(qemu, args, name="fork") as vm:
+        con = linux.Console(con_path)
+        vm.hmp("sync-profile on")
+        vm.cmd("cont")
+        con.wait_for(r"=== IPI-BENCH START cpus=1 ")
+        vm.hmp("sync-profile reset")
+        con.wait_for(r"=== IPI-BENCH END ===")
+        table = vm.hmp("info sync-profile 1000")
+        vm.kill()
+    res = bench.parse(con.text.replace("\r", ""))
+    for w in ("futex-pingpong", "membarrier"):
+        assert w in res, "no BENCH line for %s:\n%s" % (w, con.text[-2000:])
+    syscalls = res["membarrier"]["ops"] + 2 * res["futex-pingpong"]["ops"]
+    rows = profile_rows(table)
+    assert rows, "no rows in info sync-profile:\n" + table
+    exc = sum(n for t, site, n in rows
+              if t.startswith("BQL") and site.startswith("accel/tcg/cpu-exec.c:"))
+    tries = sum(n for t, site, n in rows if site.startswith("system/cpus.c:"))
+    print("guest system calls (at least): %d" % syscalls)
+    print("BQL taken in cpu-exec.c: %d" % exc)
+    print("lock calls in system/cpus.c: %d" % tries)
+    print(table)
+    assert syscalls > 10000, "too few system calls to tell: %d" % syscalls
+    assert exc * 10 < syscalls, (
+        "the BQL was taken %d times in cpu-exec.c for %d system calls" % (
+            exc, syscalls))
+    assert tries * 10 < syscalls, (
+        "vCPU returns from the guest through system/cpus.c: %d for %d "
+        "system calls" % (tries, syscalls))
+    print("PASS: %d system calls, %d BQL acquisitions in cpu-exec.c, "
+          "%d in system/cpus.c" % (syscalls, exc, tries))
+
+
+if __name__ == "__main__":
+    main()
