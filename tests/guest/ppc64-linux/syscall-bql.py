@@ -25,29 +25,20 @@ Usage: syscall-bql.py QEMU-SYSTEM-PPC64 GUEST-DIR
 """
 
 import os
-import re
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "ppc64"))
 from qmp import VM  # noqa: E402
 linux = __import__("linux-mttcg")
 bench = __import__("xics-linux-bench")
+# its parser of "info sync-profile": (type, call site, wait, count, avg)
+profile_rows = __import__("xics-bench").profile_rows
 
 SECONDS = 1
-
-
-def profile_rows(table):
-    """[(type, call site, acquisitions)] from "info sync-profile"."""
-    rows = []
-    for line in table.splitlines():
-        m = re.match(r"^(.+?)\s+(?:\[\s*\d+\]|0x[0-9a-f]+)\s+(\S+:\d+)\s+"
-                     r"[0-9.]+\s+(\d+)\s+[0-9.]+\s*$", line)
-        if m:
-            rows.append((m.group(1), m.group(2), int(m.group(3))))
-    return rows
 
 
 def main():
@@ -77,9 +68,10 @@ def main():
     syscalls = res["membarrier"]["ops"] + 2 * res["futex-pingpong"]["ops"]
     rows = profile_rows(table)
     assert rows, "no rows in info sync-profile:\n" + table
-    exc = sum(n for t, site, n in rows
-              if t.startswith("BQL") and site.startswith("accel/tcg/cpu-exec.c:"))
-    tries = sum(n for t, site, n in rows if site.startswith("system/cpus.c:"))
+    exc = sum(n for t, site, _, n, _ in rows
+              if t == "BQL mutex" and site.startswith("accel/tcg/cpu-exec.c:"))
+    tries = sum(n for _, site, _, n, _ in rows
+                if site.startswith("system/cpus.c:"))
     print("guest system calls (at least): %d" % syscalls)
     print("BQL taken in cpu-exec.c: %d" % exc)
     print("lock calls in system/cpus.c: %d" % tries)
