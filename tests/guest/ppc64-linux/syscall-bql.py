@@ -9,14 +9,17 @@ loops, no IPIs), with HMP "sync-profile on", and resets the profile
 when the workloads start.  At their end it reads "info sync-profile"
 (every lock acquisition, by call site) and checks:
 
-- the BQL taken in accel/tcg/cpu-exec.c (exceptions and interrupts
-  under the lock) fewer times than a tenth of the guest's system calls:
-  a system call under the BQL makes it at least one per call;
+- the BQL taken, anywhere, fewer times than a tenth of the guest's
+  system calls (a system call under the BQL makes it at least one per
+  call), and in accel/tcg/cpu-exec.c (exceptions and interrupts under
+  the lock) too; a BQL row of the main loop must be there, or the
+  profile is not what the test reads;
 - the lock calls made in system/cpus.c (qemu_bql_free()'s trylock of
   the BQL, which every return of the vCPU thread from the guest through
   the halt wait makes, e.g. after a priority nop ended the TB) fewer
   than a tenth of them too: Linux's system call path has two priority
-  nops.
+  nops.  (A trylock that fails is not counted, but the locked path it
+  leads to takes the BQL, which the first check counts.)
 
 The guest's own count gives the system calls: membarrier calls plus
 futex round trips (each at least two futex calls).
@@ -26,6 +29,7 @@ Usage: syscall-bql.py QEMU-SYSTEM-PPC64 GUEST-DIR
 
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -46,10 +50,17 @@ def main():
     qemu, guest_dir = sys.argv[1:3]
     kernel, initrd = bench.prepare(guest_dir)
     tmp = tempfile.mkdtemp(prefix="ppc64-syscall-bql-")
-    con_path = os.path.join(tmp, "console.sock")
+    try:
+        run(qemu, kernel, initrd, os.path.join(tmp, "console.sock"))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(qemu, kernel, initrd, con_path):
     args = ["-M", "pseries,ic-mode=xics,x-vof=on",
             "-accel", "tcg,thread=multi", "-smp", "1", "-m", "1G",
             "-vga", "none", "-nodefaults", "-display", "none", "-S",
+            "-no-shutdown",
             "-chardev", "socket,id=con,path=%s,server=on,wait=off" % con_path,
             "-serial", "chardev:con", "-kernel", kernel, "-initrd", initrd,
             "-append", "console=hvc0 cpuidle.off=1 quiet "
@@ -70,23 +81,33 @@ def main():
     rows = profile_rows(table)
     assert rows, "no rows in info sync-profile:\n" + table
     # call sites are file:line, the file as the build named it
+    main_loop = sum(n for t, site, _, n, _ in rows if t == "BQL mutex" and
+                    re.search(r"(^|/)util/main-loop\.c:", site))
+    bql = sum(n for t, _, _, n, _ in rows if t == "BQL mutex")
     exc = sum(n for t, site, _, n, _ in rows if t == "BQL mutex" and
               re.search(r"(^|/)accel/tcg/cpu-exec\.c:", site))
     tries = sum(n for _, site, _, n, _ in rows
                 if re.search(r"(^|/)system/cpus\.c:", site))
     print("guest system calls (at least): %d" % syscalls)
-    print("BQL taken in cpu-exec.c: %d" % exc)
+    print("BQL taken: %d in all, %d by the main loop, %d in cpu-exec.c" % (
+        bql, main_loop, exc))
     print("lock calls in system/cpus.c: %d" % tries)
     print(table)
     assert syscalls > 10000, "too few system calls to tell: %d" % syscalls
+    # The profile did see the BQL: the main loop takes it all the time
+    assert main_loop > 0, "no BQL row of the main loop: the profile is " \
+        "not what this test reads:\n" + table
+    # Wherever a system call might take it (exception path, MTTCG loop)
+    assert bql * 10 < syscalls, (
+        "the BQL was taken %d times for %d system calls" % (bql, syscalls))
     assert exc * 10 < syscalls, (
         "the BQL was taken %d times in cpu-exec.c for %d system calls" % (
             exc, syscalls))
     assert tries * 10 < syscalls, (
         "vCPU returns from the guest through system/cpus.c: %d for %d "
         "system calls" % (tries, syscalls))
-    print("PASS: %d system calls, %d BQL acquisitions in cpu-exec.c, "
-          "%d in system/cpus.c" % (syscalls, exc, tries))
+    print("PASS: %d system calls, %d BQL acquisitions (%d in cpu-exec.c), "
+          "%d lock calls in system/cpus.c" % (syscalls, bql, exc, tries))
 
 
 if __name__ == "__main__":
