@@ -10,10 +10,10 @@ when the workloads start.  At their end it reads "info sync-profile"
 (every lock acquisition, by call site) and checks:
 
 - the BQL taken, anywhere but in the main loop, fewer times than a
-  tenth of the guest's system calls (a system call under the BQL makes it at least one per
-  call), and in accel/tcg/cpu-exec.c (exceptions and interrupts under
-  the lock) too; a BQL row of the main loop must be there, or the
-  profile is not what the test reads;
+  tenth of the guest's system calls (a system call under the BQL makes
+  it at least one per call), and in accel/tcg/cpu-exec.c (exceptions
+  and interrupts under the lock) too; a BQL row of the main loop must
+  be there, or the profile is not what the test reads;
 - the lock calls made in system/cpus.c (qemu_bql_free()'s trylock of
   the BQL, which every return of the vCPU thread from the guest through
   the halt wait makes, e.g. after a priority nop ended the TB) fewer
