@@ -13,6 +13,17 @@ class QMPError(Exception):
     pass
 
 
+def recv_line(sock, buf, what):
+    """One line from sock, buf holding what was read before: returns
+    (line, the rest); QMPError naming what when the peer closed."""
+    while b"\n" not in buf:
+        data = sock.recv(65536)
+        if not data:
+            raise QMPError("%s connection closed" % what)
+        buf += data
+    return buf.split(b"\n", 1)
+
+
 class QMPConnection:
     """A QMP connection over a connected socket (after the greeting is
     read and capabilities are negotiated by whoever made it)."""
@@ -38,12 +49,7 @@ class QMPConnection:
         return conn
 
     def _recv(self):
-        while b"\n" not in self.buf:
-            data = self.sock.recv(65536)
-            if not data:
-                raise QMPError("%s: QMP connection closed" % self.name)
-            self.buf += data
-        line, self.buf = self.buf.split(b"\n", 1)
+        line, self.buf = recv_line(self.sock, self.buf, "%s: QMP" % self.name)
         return json.loads(line)
 
     def cmd(self, execute, **arguments):
@@ -125,12 +131,8 @@ class VM(QMPConnection):
         """Send one qtest command; return the words of its OK reply."""
         self.qtest_sock.sendall(line.encode() + b"\n")
         while True:
-            while b"\n" not in self.qtest_buf:
-                data = self.qtest_sock.recv(4096)
-                if not data:
-                    raise QMPError("%s: qtest connection closed" % self.name)
-                self.qtest_buf += data
-            reply, self.qtest_buf = self.qtest_buf.split(b"\n", 1)
+            reply, self.qtest_buf = recv_line(self.qtest_sock, self.qtest_buf,
+                                              "%s: qtest" % self.name)
             words = reply.decode().split()
             if words and words[0] == "IRQ":
                 continue
