@@ -57,6 +57,9 @@ GUEST_COMPAT_TESTS_ppc64 := xics-live-migration
 # Our freestanding x86 L1 hypervisor (tests/guest/x86/avic-l1, built by
 # avic-l1.mk) under TCG: the emulated AVIC's exits, checked one by one.
 AVIC_L1_TESTS_x86_64 := avic-exits
+# Our freestanding two-CPU x86 guest (tests/guest/x86/gif-race, built by
+# gif-race.mk) under MTTCG: CPU 0's GIF against CPU 1's FPU status loads.
+GIF_RACE_TESTS_x86_64 := gif-race
 
 .PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted pq-status pq-export clean distclean
 
@@ -91,6 +94,7 @@ check: check-build stock ipi-bench-x86
 	    GUEST_TESTS_ppc64="$(GUEST_TESTS_ppc64)" \
 	    GUEST_COMPAT_TESTS_ppc64="$(GUEST_COMPAT_TESTS_ppc64)" \
 	    AVIC_L1_TESTS_x86_64="$(AVIC_L1_TESTS_x86_64)" \
+	    GIF_RACE_TESTS_x86_64="$(GIF_RACE_TESTS_x86_64)" \
 	    scripts/run-checks.sh
 
 # The XICS stress test under ThreadSanitizer (own build in build-tsan/,
@@ -154,6 +158,7 @@ bench-posted: build
 include tests/guest/ppc64/guest.mk
 include tests/guest/ppc64-linux/ipi-bench.mk
 include tests/guest/x86/avic-l1/avic-l1.mk
+include tests/guest/x86/gif-race/gif-race.mk
 
 pq-status:
 	scripts/pq status

@@ -14,7 +14,9 @@
 # (tests/guest/kvm-nested/), and with those kernels as guests the tests in
 # KVM_HOST_GUEST_TESTS_x86_64 (tests/guest/x86/), and the tests with our own
 # x86 L1 hypervisor in AVIC_L1_TESTS_x86_64 (tests/guest/x86/avic-l1, built
-# by avic-l1.mk).  Prints one line per test and
+# by avic-l1.mk) and with our own two-CPU x86 guest in GIF_RACE_TESTS_x86_64
+# (tests/guest/x86/gif-race, built by gif-race.mk).  Prints one line per
+# test and
 # ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
 # build/check-logs/.
 
@@ -166,6 +168,22 @@ if [ -n "${AVIC_L1_TESTS_x86_64// }" ]; then
     else
         fail_unbuilt guest-x86_64 "avic-l1 did not build" avic-l1-build.log \
             $AVIC_L1_TESTS_x86_64
+    fi
+fi
+
+if [ -n "${GIF_RACE_TESTS_x86_64// }" ]; then
+    if make -s -C "$top" -f tests/guest/x86/gif-race/gif-race.mk gif-race \
+            >"$logs/gif-race-build.log" 2>&1; then
+        for t in $GIF_RACE_TESTS_x86_64; do
+            run_one "guest-x86_64/$t" 300 /usr/bin/python3 \
+                "$top/tests/guest/x86/gif-race/$t.py" \
+                "$top/build/qemu-system-x86_64" \
+                "$top/build/guest-x86/gif-race.elf" \
+                "$top/build-stock/qemu-system-x86_64"
+        done
+    else
+        fail_unbuilt guest-x86_64 "gif-race did not build" gif-race-build.log \
+            $GIF_RACE_TESTS_x86_64
     fi
 fi
 

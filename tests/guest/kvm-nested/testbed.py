@@ -41,11 +41,22 @@ L2_ARGS = ["-accel", "kvm", "-M", "q35", "-cpu", "host", "-smp", "2",
 
 
 class TestbedError(Exception):
-    """L0 failed or timed out; console holds L1's kernel console."""
+    """L0 failed or timed out; console holds L1's kernel console,
+    report what L1 wrote of its report (l1-init.sh)."""
 
-    def __init__(self, msg, console=""):
+    def __init__(self, msg, console="", report=""):
         super().__init__(msg)
         self.console = console
+        self.report = report
+
+    def report_end(self):
+        """Where L1's report stops: its last marker and how many
+        bytes follow it."""
+        marks = list(re.finditer(r"=== (.*) ===", self.report))
+        if not marks:
+            return "no marker in %d bytes" % len(self.report)
+        return "last marker %r, %d bytes after it" % (
+            marks[-1].group(1), len(self.report) - marks[-1].end())
 
 
 def _copy(src, root, dst=None):
@@ -261,13 +272,13 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
             hung = str(e).startswith("L0 timed out")
             if str(e) != "L1 did not finish" and not hung:
                 raise
+            what = "hung" if hung else "stopped before finishing (%s; %s)" % (
+                _l1_last_words(e.console), e.report_end())
             if last:
                 print("testbed: L1 %s; no repeat left (%d runs)" % (
-                    "hung" if hung else "stopped", attempts))
+                    what, attempts))
                 raise
-            print("testbed: L1 %s; run repeated" % (
-                "hung" if hung else "stopped before finishing (%s)" %
-                _l1_last_words(e.console)))
+            print("testbed: L1 %s; run repeated" % what)
             continue
         why = l2_stopped(res.get("l2")) or (retry(res) if retry else None)
         if why:
@@ -332,7 +343,8 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
             with open(report, errors="replace") as f:
                 raw = f.read()
     if error or "=== L1 END ===" not in raw:
-        raise TestbedError(error or "L1 did not finish", console_text)
+        raise TestbedError(error or "L1 did not finish", console_text,
+                           raw)
 
     sec = parse_report(raw)
 

@@ -1,0 +1,191 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * gif-race: CPU 0's global interrupt flag (GIF) against another vCPU's
+ * FPU status loads, under MTTCG.
+ *
+ * Every FLDENV (as XRSTOR and FRSTOR) with the status word's ES clear
+ * deasserts CPU 0's IGNNE# input, from the vCPU that executes it.  If
+ * that read-modify-writes all of CPU 0's flags word, it can store back
+ * a GIF value CPU 0 has just changed, from that other vCPU's thread.
+ *
+ * CPU 1 runs FLDENV in a loop.  CPU 0, with EFER.SVME set and IF set,
+ * repeats: CLGI, a self-IPI (which GIF clear must hold pending), STGI
+ * (after which it must be taken).  A self-IPI taken before STGI, or
+ * not taken after it, is a GIF transition undone.  Results go to the
+ * debug console (port 0xe9): "LOOPS <n> AP <m>", then one "FAIL" line
+ * per undone transition (at most 8), then "DONE <failures>";
+ * isa-debug-exit (port 0xf4) ends the run: QEMU exits with 1 if all
+ * held, 3 if not or if CPU 1 did not start or did not loop meanwhile.
+ */
+
+#include "gif-race.h"
+
+#define APIC_BASE       0xfee00000u
+#define APIC_SVR        0xf0
+#define APIC_EOI        0xb0
+#define APIC_ICR_LO     0x300
+#define APIC_ICR_HI     0x310
+#define IPI_VECTOR      0x40
+#define MSR_EFER        0xc0000080u
+#define EFER_SVME       (1u << 12)
+#define TRAMPOLINE      0x8000u
+#define ROUNDS          200000
+
+/* volatile: written by the interrupt handler */
+volatile uint32_t ipi_count;
+static volatile uint32_t ap_up, ap_stop, ap_loops;  /* volatile: CPU 1 */
+static uint64_t idt[256];
+
+static void apic_write(uint32_t reg, uint32_t v)
+{
+    *(volatile uint32_t *)(APIC_BASE + reg) = v;     /* MMIO */
+}
+
+static void outb(uint16_t port, uint8_t v)
+{
+    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static void puts_dbg(const char *s)
+{
+    while (*s) {
+        outb(0xe9, *s++);
+    }
+}
+
+static void put_dec(uint32_t v)
+{
+    char buf[11];
+    int i = 10;
+
+    buf[i] = 0;
+    do {
+        buf[--i] = '0' + v % 10;
+        v /= 10;
+    } while (v);
+    puts_dbg(buf + i);
+}
+
+static void set_gate(int vector, void (*handler)(void))
+{
+    uint32_t a = (uint32_t)handler;
+
+    idt[vector] = (a & 0xffff) | (0x08u << 16) |
+                  ((uint64_t)0x8e00 << 32) | ((uint64_t)(a >> 16) << 48);
+}
+
+static void load_idt(void)
+{
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) desc = { sizeof(idt) - 1, (uint32_t)idt };
+
+    __asm__ volatile("lidt %0" : : "m"(desc));
+}
+
+/* CPU 1: FPU status loads with ES clear, until told to stop */
+void ap_main(void)
+{
+    uint8_t env[28];
+
+    __asm__ volatile("fninit; fnstenv %0" : "=m"(env));
+    ap_up = 1;
+    while (!ap_stop) {
+        __asm__ volatile("fldenv %0" : : "m"(env) : "memory");
+        ap_loops++;
+    }
+    for (;;) {
+        __asm__ volatile("cli; hlt");
+    }
+}
+
+static int start_ap(void)
+{
+    char *dst = (char *)TRAMPOLINE;
+
+    for (char *p = tramp_start; p < tramp_end; p++) {
+        *dst++ = *p;
+    }
+    apic_write(APIC_ICR_HI, 1u << 24);
+    apic_write(APIC_ICR_LO, 0x00004500);                  /* INIT */
+    for (int tries = 0; tries < 2 && !ap_up; tries++) {
+        apic_write(APIC_ICR_HI, 1u << 24);
+        apic_write(APIC_ICR_LO, 0x00004600 | (TRAMPOLINE >> 12)); /* SIPI */
+        for (uint32_t spin = 0; spin < 100000000 && !ap_up; spin++) {
+            __asm__ volatile("pause");
+        }
+    }
+    return ap_up;
+}
+
+static void enable_svm(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_EFER));
+    lo |= EFER_SVME;
+    __asm__ volatile("wrmsr" : : "a"(lo), "d"(hi), "c"(MSR_EFER));
+}
+
+void bsp_main(void)
+{
+    uint32_t failures = 0, ap_before, ap_after;
+
+    outb(0x21, 0xff);           /* both 8259s masked: the APIC only */
+    outb(0xa1, 0xff);
+    set_gate(IPI_VECTOR, ipi_handler);
+    load_idt();
+    apic_write(APIC_SVR, 0x1ff);
+    if (!start_ap()) {
+        puts_dbg("FAIL CPU 1 did not start\n");
+        outb(0xf4, 1);
+    }
+    enable_svm();
+    __asm__ volatile("sti");
+
+    ap_before = ap_loops;
+    for (uint32_t i = 0; i < ROUNDS; i++) {
+        uint32_t held, taken;
+
+        __asm__ volatile("clgi" : : : "memory");
+        apic_write(APIC_ICR_LO, 0x00044000 | IPI_VECTOR);  /* self */
+        held = ipi_count;
+        /* STGI ends the translation block: the IPI is taken at the nop */
+        __asm__ volatile("stgi; nop" : : : "memory");
+        taken = ipi_count;
+        if (held != i || taken != i + 1) {
+            if (++failures <= 8) {
+                puts_dbg("FAIL round ");
+                put_dec(i);
+                puts_dbg(": IPIs before STGI ");
+                put_dec(held);
+                puts_dbg(", after ");
+                put_dec(taken);
+                puts_dbg("\n");
+            }
+            /* GIF set again, wait for the held IPI: resynchronised */
+            __asm__ volatile("stgi; nop" : : : "memory");
+            while (ipi_count < i + 1) {
+                __asm__ volatile("stgi; nop; pause" : : : "memory");
+            }
+            i = ipi_count - 1;
+        }
+    }
+    ap_after = ap_loops;
+    ap_stop = 1;
+
+    puts_dbg("LOOPS ");
+    put_dec(ROUNDS);
+    puts_dbg(" AP ");
+    put_dec(ap_after - ap_before);
+    puts_dbg("\nDONE ");
+    put_dec(failures);
+    puts_dbg("\n");
+    if (ap_after == ap_before) {
+        puts_dbg("FAIL CPU 1 did not loop meanwhile\n");
+        outb(0xf4, 1);
+    }
+    outb(0xf4, failures ? 1 : 0);
+}
