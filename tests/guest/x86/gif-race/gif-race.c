@@ -4,19 +4,21 @@
  * gif-race: CPU 0's global interrupt flag (GIF) against another vCPU's
  * FPU status loads, under MTTCG.
  *
- * Every FLDENV (as XRSTOR and FRSTOR) with the status word's ES clear
- * deasserts CPU 0's IGNNE# input, from the vCPU that executes it.  If
- * that read-modify-writes all of CPU 0's flags word, it can store back
- * a GIF value CPU 0 has just changed, from that other vCPU's thread.
+ * IGNNE# is CPU 0's input, but QEMU 10.0 deasserted it on any vCPU's
+ * FPU status load with ES clear (FLDENV, FRSTOR, FXRSTOR, XRSTOR), from
+ * that vCPU's thread, by rewriting CPU 0's whole flags word: that could
+ * store back a GIF value CPU 0 had just changed.  A write to port F0h,
+ * which asserts it, also comes from whichever vCPU executes it.
  *
- * CPU 1 runs FLDENV in a loop.  CPU 0, with EFER.SVME set and IF set,
- * repeats: CLGI, a self-IPI (which GIF clear must hold pending), STGI
- * (after which it must be taken).  A self-IPI taken before STGI, or
- * not taken after it, is a GIF transition undone.  Results go to the
- * debug console (port 0xe9): "LOOPS <n> AP <m>", then one "FAIL" line
- * per undone transition (at most 8), then "DONE <failures>";
- * isa-debug-exit (port 0xf4) ends the run: QEMU exits with 1 if all
- * held, 3 if not or if CPU 1 did not start or did not loop meanwhile.
+ * CPU 1 runs FLDENV in a loop, with a port F0h write every 16th time.
+ * CPU 0, with EFER.SVME set and IF set, repeats: CLGI, a self-IPI
+ * (which GIF clear must hold pending), STGI (after which it must be
+ * taken).  A self-IPI taken before STGI, or not taken after it, is a
+ * GIF transition undone.  Results go to the debug console (port 0xe9):
+ * "LOOPS <n> AP <m>", then one "FAIL" line per undone transition (at
+ * most 8), then "DONE <failures>"; isa-debug-exit (port 0xf4) ends the
+ * run: QEMU exits with 1 if all held, with 3 if not, if an IPI was
+ * lost, or if CPU 1 did not start or did not loop meanwhile.
  */
 
 #include "gif-race.h"
@@ -51,6 +53,15 @@ static void puts_dbg(const char *s)
 {
     while (*s) {
         outb(0xe9, *s++);
+    }
+}
+
+/* isa-debug-exit: QEMU exits with 2 * code + 1 */
+static void __attribute__((noreturn)) finish(uint8_t code)
+{
+    outb(0xf4, code);
+    for (;;) {
+        __asm__ volatile("cli; hlt");
     }
 }
 
@@ -92,8 +103,11 @@ void ap_main(void)
 
     __asm__ volatile("fninit; fnstenv %0" : "=m"(env));
     ap_up = 1;
-    while (!ap_stop) {
+    for (uint32_t n = 0; !ap_stop; n++) {
         __asm__ volatile("fldenv %0" : : "m"(env) : "memory");
+        if (!(n & 15)) {
+            outb(0xf0, 0);
+        }
         ap_loops++;
     }
     for (;;) {
@@ -113,7 +127,7 @@ static int start_ap(void)
     for (int tries = 0; tries < 2 && !ap_up; tries++) {
         apic_write(APIC_ICR_HI, 1u << 24);
         apic_write(APIC_ICR_LO, 0x00004600 | (TRAMPOLINE >> 12)); /* SIPI */
-        for (uint32_t spin = 0; spin < 100000000 && !ap_up; spin++) {
+        for (uint32_t spin = 0; spin < 1000000 && !ap_up; spin++) {
             __asm__ volatile("pause");
         }
     }
@@ -140,7 +154,7 @@ void bsp_main(void)
     apic_write(APIC_SVR, 0x1ff);
     if (!start_ap()) {
         puts_dbg("FAIL CPU 1 did not start\n");
-        outb(0xf4, 1);
+        finish(1);
     }
     enable_svm();
     __asm__ volatile("sti");
@@ -150,9 +164,12 @@ void bsp_main(void)
         uint32_t held, taken;
 
         __asm__ volatile("clgi" : : : "memory");
+        /*
+         * An MMIO store ends TCG's translation block, and STGI does: a
+         * pending interrupt is looked at right after each.
+         */
         apic_write(APIC_ICR_LO, 0x00044000 | IPI_VECTOR);  /* self */
         held = ipi_count;
-        /* STGI ends the translation block: the IPI is taken at the nop */
         __asm__ volatile("stgi; nop" : : : "memory");
         taken = ipi_count;
         if (held != i || taken != i + 1) {
@@ -166,11 +183,14 @@ void bsp_main(void)
                 puts_dbg("\n");
             }
             /* GIF set again, wait for the held IPI: resynchronised */
-            __asm__ volatile("stgi; nop" : : : "memory");
-            while (ipi_count < i + 1) {
+            for (uint32_t spin = 0; (taken = ipi_count) < i + 1; spin++) {
+                if (spin == 1000000) {
+                    puts_dbg("FAIL the IPI of that round was lost\n");
+                    finish(1);
+                }
                 __asm__ volatile("stgi; nop; pause" : : : "memory");
             }
-            i = ipi_count - 1;
+            i = taken - 1;
         }
     }
     ap_after = ap_loops;
@@ -185,7 +205,7 @@ void bsp_main(void)
     puts_dbg("\n");
     if (ap_after == ap_before) {
         puts_dbg("FAIL CPU 1 did not loop meanwhile\n");
-        outb(0xf4, 1);
+        finish(1);
     }
-    outb(0xf4, failures ? 1 : 0);
+    finish(failures ? 1 : 0);
 }
