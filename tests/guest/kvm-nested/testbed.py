@@ -249,10 +249,10 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     Nested SVM under TCG (upstream's emulation, not the code under test)
     now and then kills a guest: an L2 resets mid-boot (its QEMU in L1
     exits 0) or hangs until l1-init.sh kills it (rc 137); stock QEMU
-    10.0.13 as L0 does that too (none in 40 runs since patch 0050).  L1 triple faults (L0 exits 0 under
-    -no-reboot) and hangs (L0 times out), about 1 run in 11 and in
-    bursts on a busy host, were upstream's IGNNE# race that patch 0050
-    fixes (docs/avic.md).  A run that ends in any of these is repeated,
+    10.0.13 as L0 does that too (none in 40 runs since patch 0050).
+    L1 triple faults (L0 exits 0 under -no-reboot) and hangs (L0 times
+    out), about 1 run in 11 and in bursts on a busy host, were
+    upstream's IGNNE# race that patch 0050 fixes (docs/avic.md).  A run that ends in any of these is repeated,
     up to attempts runs in all, and said so on stdout; so is one for
     which retry(res), the test's own check, returns a reason (an L2
     case of its own that stopped so).
