@@ -15,10 +15,11 @@
  * (which GIF clear must hold pending), STGI (after which it must be
  * taken).  A self-IPI taken before STGI, or not taken after it, is a
  * GIF transition undone.  Results go to the debug console (port 0xe9):
- * "LOOPS <n> AP <m>", then one "FAIL" line per undone transition (at
- * most 8), then "DONE <failures>"; isa-debug-exit (port 0xf4) ends the
- * run: QEMU exits with 1 if all held, with 3 if not, if an IPI was
- * lost, or if CPU 1 did not start or did not loop meanwhile.
+ * one "FAIL" line per undone transition as it happens (at most 8), then
+ * "LOOPS <n> AP <m>" and "DONE <failures>"; a "FAIL" line ends the run
+ * early if CPU 1 does not start or an IPI is lost, or after "DONE" if
+ * CPU 1 did not loop meanwhile.  isa-debug-exit (port 0xf4) ends the
+ * run: QEMU exits with 1 if all held, with 3 otherwise.
  */
 
 #include "gif-race.h"
@@ -165,8 +166,9 @@ void bsp_main(void)
 
         __asm__ volatile("clgi" : : : "memory");
         /*
-         * An MMIO store ends TCG's translation block, and STGI does: a
-         * pending interrupt is looked at right after each.
+         * TCG re-executes an MMIO store as the last instruction of its
+         * own translation block, and STGI ends its block: a pending
+         * interrupt is looked at right after each.
          */
         apic_write(APIC_ICR_LO, 0x00044000 | IPI_VECTOR);  /* self */
         held = ipi_count;
