@@ -9,7 +9,7 @@ taken once it was set).
 
 With a second QEMU (stock, of the same base) it also runs the guest
 there and prints how many transitions it undid, for the record, not
-asserted: stock QEMU 10.0.13 undid thousands in each of 3 runs here
+asserted: stock QEMU 10.0.13 undid thousands in each of 5 runs here
 (and the test's FLDENV-only first version in only 8 of 38 runs on a
 busy host).
 
