@@ -156,36 +156,30 @@ fail_unbuilt() {
     done
 }
 
-if [ -n "${AVIC_L1_TESTS_x86_64// }" ]; then
-    if make -s -C "$top" -f tests/guest/x86/avic-l1/avic-l1.mk avic-l1 \
-            >"$logs/avic-l1-build.log" 2>&1; then
-        for t in $AVIC_L1_TESTS_x86_64; do
+# Our own freestanding x86 guest tests/guest/x86/$1 (built by its $1.mk
+# into build/guest-x86/$1.elf): each test of $2 runs as
+# $1/<test>.py QEMU ELF [more args].
+run_own_x86_guest() {
+    local guest=$1 tests=$2 t
+    shift 2
+    [ -n "${tests// }" ] || return 0
+    if make -s -C "$top" -f "tests/guest/x86/$guest/$guest.mk" "$guest" \
+            >"$logs/$guest-build.log" 2>&1; then
+        for t in $tests; do
             run_one "guest-x86_64/$t" 300 /usr/bin/python3 \
-                "$top/tests/guest/x86/avic-l1/$t.py" \
+                "$top/tests/guest/x86/$guest/$t.py" \
                 "$top/build/qemu-system-x86_64" \
-                "$top/build/guest-x86/avic-l1.elf"
+                "$top/build/guest-x86/$guest.elf" "$@"
         done
     else
-        fail_unbuilt guest-x86_64 "avic-l1 did not build" avic-l1-build.log \
-            $AVIC_L1_TESTS_x86_64
+        fail_unbuilt guest-x86_64 "$guest did not build" "$guest-build.log" \
+            $tests
     fi
-fi
+}
 
-if [ -n "${GIF_RACE_TESTS_x86_64// }" ]; then
-    if make -s -C "$top" -f tests/guest/x86/gif-race/gif-race.mk gif-race \
-            >"$logs/gif-race-build.log" 2>&1; then
-        for t in $GIF_RACE_TESTS_x86_64; do
-            run_one "guest-x86_64/$t" 300 /usr/bin/python3 \
-                "$top/tests/guest/x86/gif-race/$t.py" \
-                "$top/build/qemu-system-x86_64" \
-                "$top/build/guest-x86/gif-race.elf" \
-                "$top/build-stock/qemu-system-x86_64"
-        done
-    else
-        fail_unbuilt guest-x86_64 "gif-race did not build" gif-race-build.log \
-            $GIF_RACE_TESTS_x86_64
-    fi
-fi
+run_own_x86_guest avic-l1 "$AVIC_L1_TESTS_x86_64"
+run_own_x86_guest gif-race "$GIF_RACE_TESTS_x86_64" \
+    "$top/build-stock/qemu-system-x86_64"
 
 for t in $COMPAT_TESTS; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \

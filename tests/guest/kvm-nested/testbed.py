@@ -20,10 +20,15 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
-import time
 
 from initramfs import pack
+
+# verdict(): shared with the other x86 guest tests, re-exported here
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "x86"))
+from guest_output import verdict  # noqa: E402,F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 L2_MARKER = "KVM-NESTED-L2-UP"
@@ -369,13 +374,3 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                      "qmp": run["qmp"],
                      "booted": L2_MARKER in run["stdout"]}
     return res
-
-
-def verdict(errors, start):
-    """Print the elapsed time, each error and PASS or FAIL; the exit
-    status of a test script."""
-    print("elapsed %.1f s" % (time.time() - start))
-    for e in errors:
-        print("FAIL: " + e)
-    print("PASS" if not errors else "FAIL")
-    return 1 if errors else 0

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """What the x86-64 test guests print: the "=== GUEST NAME ===" sections
-of their console, and interrupt counts from their /proc/interrupts."""
+of their console, and interrupt counts from their /proc/interrupts;
+and what the tests print at the end (verdict)."""
 
 import re
+import time
 
 
 def section(text, name):
@@ -22,3 +24,13 @@ def interrupt_count(interrupts, label):
                 break
             total += int(f)
     return total
+
+
+def verdict(errors, start):
+    """Print the elapsed time, each error and PASS or FAIL; the exit
+    status of a test script."""
+    print("elapsed %.1f s" % (time.time() - start))
+    for e in errors:
+        print("FAIL: " + e)
+    print("PASS" if not errors else "FAIL")
+    return 1 if errors else 0

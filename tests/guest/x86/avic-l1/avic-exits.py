@@ -22,6 +22,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from guest_output import verdict  # noqa: E402
+
 CPU = "EPYC-Milan,+x2apic,+avic,+x2avic"
 
 
@@ -90,11 +94,7 @@ def main():
     else:
         print("no /dev/kvm: KVM cases skipped")
 
-    print("elapsed %.1f s" % (time.time() - start))
-    for e in errors:
-        print("FAIL: " + e)
-    print("PASS" if not errors else "FAIL")
-    return 1 if errors else 0
+    return verdict(errors, start)
 
 
 if __name__ == "__main__":

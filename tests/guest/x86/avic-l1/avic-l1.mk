@@ -13,7 +13,8 @@ AVIC_L1_CFLAGS := -m32 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 avic-l1: $(AVIC_L1_ELF)
 
 $(AVIC_L1_ELF): $(addprefix $(AVIC_L1_DIR)/,start.S avic-l1.c avic-l1.h avic-l1.ld \
-		avic-l1.mk)
+		avic-l1.mk) \
+		tests/guest/x86/flat32.inc
 	@mkdir -p $(dir $@)
 	gcc $(AVIC_L1_CFLAGS) -c -o $@.start.o $(AVIC_L1_DIR)/start.S
 	gcc $(AVIC_L1_CFLAGS) -c -o $@.main.o $(AVIC_L1_DIR)/avic-l1.c

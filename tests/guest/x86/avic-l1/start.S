@@ -8,6 +8,8 @@
  * (A0/A1/A3 imm32), so a fault exit is skipped by adding 5 to rIP.
  */
 
+#include "../flat32.inc"
+
 #define APIC 0xfee00000
 
     .section .multiboot, "a"
@@ -18,13 +20,8 @@
     .globl _start
 _start:
     lgdt gdt_desc
-    ljmp $0x08, $1f
-1:  mov $0x10, %ax
-    mov %ax, %ds
-    mov %ax, %es
-    mov %ax, %ss
-    mov %ax, %fs
-    mov %ax, %gs
+    ljmp $FLAT32_CODE, $1f
+1:  LOAD_FLAT32_DATA_SEGMENTS
     mov $l1_stack_top, %esp
     call l1_main
 2:  cli
@@ -111,16 +108,7 @@ l2_irq_\vec:
     L2_IRQ 45
 
     .data
-    .align 8
-gdt:
-    .quad 0
-    .quad 0x00cf9b000000ffff        /* 0x08: flat 32-bit code */
-    .quad 0x00cf93000000ffff        /* 0x10: flat data */
-gdt_end:
-    .globl gdt_desc
-gdt_desc:
-    .word gdt_end - gdt - 1
-    .long gdt
+    FLAT32_GDT
     .globl l2_ccr_value, l2_ppr_value, l2_irq_seen
 l2_ccr_value: .long 0
 l2_ppr_value: .long 0

@@ -13,7 +13,8 @@ GIF_RACE_CFLAGS := -m32 -ffreestanding -fno-pic -fno-pie -fno-stack-protector \
 gif-race: $(GIF_RACE_ELF)
 
 $(GIF_RACE_ELF): $(addprefix $(GIF_RACE_DIR)/,start.S gif-race.c gif-race.h \
-		gif-race.ld gif-race.mk)
+		gif-race.ld gif-race.mk) \
+		tests/guest/x86/flat32.inc
 	@mkdir -p $(dir $@)
 	gcc $(GIF_RACE_CFLAGS) -c -o $@.start.o $(GIF_RACE_DIR)/start.S
 	gcc $(GIF_RACE_CFLAGS) -c -o $@.main.o $(GIF_RACE_DIR)/gif-race.c

@@ -16,10 +16,15 @@ busy host).
 Usage: gif-race.py QEMU ELF [STOCK_QEMU]
 """
 
+import os
 import re
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from guest_output import verdict  # noqa: E402
 
 CPU = "EPYC-Milan"
 
@@ -67,11 +72,7 @@ def main():
         rc, lines, err = run(stock, elf, "q35")
         print("stock, q35 (not asserted): rc %s, %s, %s" % (
             (rc,) + summary(lines)))
-    print("elapsed %.1f s" % (time.time() - start))
-    for e in errors:
-        print("FAIL: " + e)
-    print("PASS" if not errors else "FAIL")
-    return 1 if errors else 0
+    return verdict(errors, start)
 
 
 if __name__ == "__main__":

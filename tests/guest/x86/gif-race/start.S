@@ -7,6 +7,8 @@
  * are in gif-race.c.
  */
 
+#include "../flat32.inc"
+
 #define APIC 0xfee00000
 
     .section .multiboot, "a"
@@ -18,8 +20,8 @@
     .globl _start
 _start:
     lgdt gdt_desc
-    ljmp $0x08, $1f
-1:  call load_data_segments
+    ljmp $FLAT32_CODE, $1f
+1:  LOAD_FLAT32_DATA_SEGMENTS
     mov $bsp_stack_top, %esp
     call bsp_main
 2:  cli
@@ -28,26 +30,12 @@ _start:
 
     .globl ap_entry32
 ap_entry32:
-    mov $0x10, %ax
-    mov %ax, %ds
-    mov %ax, %es
-    mov %ax, %ss
-    mov %ax, %fs
-    mov %ax, %gs
+    LOAD_FLAT32_DATA_SEGMENTS
     mov $ap_stack_top, %esp
     call ap_main
 3:  cli
     hlt
     jmp 3b
-
-load_data_segments:
-    mov $0x10, %ax
-    mov %ax, %ds
-    mov %ax, %es
-    mov %ax, %ss
-    mov %ax, %fs
-    mov %ax, %gs
-    ret
 
 /* vector 0x40: count it, EOI, return */
     .globl ipi_handler
@@ -67,7 +55,7 @@ tramp_start:
     mov %cr0, %eax
     or $1, %eax
     mov %eax, %cr0
-    ljmpl $0x08, $ap_entry32
+    ljmpl $FLAT32_CODE, $ap_entry32
 tramp_gdt_desc:
     .word gdt_end - gdt - 1
     .long gdt
@@ -75,15 +63,7 @@ tramp_end:
     .code32
 
     .data
-    .align 8
-gdt:
-    .quad 0
-    .quad 0x00cf9b000000ffff        /* 0x08: flat 32-bit code */
-    .quad 0x00cf93000000ffff        /* 0x10: flat data */
-gdt_end:
-gdt_desc:
-    .word gdt_end - gdt - 1
-    .long gdt
+    FLAT32_GDT
 
     .bss
     .align 16
