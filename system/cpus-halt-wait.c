@@ -5,7 +5,10 @@
  * (CPUState::halt_wait_event, TCGCPUOps::cpu_exec_interrupt_unlocked):
  * qemu_wait_halted_unlocked() waits for the wake-up of a halted vCPU
  * on its halt_event, with adaptive halt polling before it sleeps, and
- * yields the host CPU on pauses when vCPU threads wait for host CPUs.
+ * on pauses, when vCPU threads wait for host CPUs, yields the host CPU
+ * to a vCPU thread that waits for it with an interrupt to take
+ * (directed pause-loop yielding; cpus_interrupt_done() is its other
+ * half, called by pseries' H_EOI in hw/ppc/spapr_hcall_unlocked.c).
  * Called by the MTTCG loop (accel/tcg/tcg-accel-ops-mttcg.c) when
  * cpu_exec() returns EXCP_HLT or EXCP_HALTED, or EXCP_INTERRUPT with the
  * vCPU halted; tuned by the TCG accelerator (accel/tcg/tcg-all.c:
@@ -21,6 +24,8 @@
 #include "qemu/rcu.h"
 #include "qemu/thread.h"
 #include "qemu/timer.h"
+#include "exec/cpu-common.h"
+#include "exec/cpu-interrupt.h"
 #include "hw/core/cpu.h"
 #include "system/cpus.h"
 
@@ -48,11 +53,12 @@ void cpus_set_halt_poll_ns(int64_t max_ns)
 /*
  * Pause-loop yielding, as KVM's pause-loop exits do: a vCPU that pauses
  * (ppc's priority nops at the start of a guest spin loop) gives its host
- * CPU away, maybe to the vCPU it waits for.  Only worth it when vCPU
- * threads wait for host CPUs (set by the accelerator when maxcpus is
- * above the number of host CPUs); otherwise it only delays the spinner.
- * Set once, when the accelerator initialises the machine, before any
- * vCPU exists or any code is translated: translators may read it.
+ * CPU to a vCPU that waits for it (directed, below).  Only worth it when
+ * vCPU threads wait for host CPUs (set by the accelerator when maxcpus
+ * is above the number of host CPUs); otherwise it only delays the
+ * spinner.  Set once, when the accelerator initialises the machine,
+ * before any vCPU exists or any code is translated: translators may
+ * read it.
  */
 static bool pause_yield;
 
@@ -73,6 +79,95 @@ static void qemu_yield_host_cpu(void)
 #else
     sched_yield();
 #endif
+}
+
+/*
+ * Directed pause-loop yielding.  A host switches between CPU-bound
+ * threads at its scheduler tick (4 ms at Linux's HZ=250), so a host CPU
+ * handed to a vCPU thread with nothing to do is lost until then.
+ * Yielding at every pause did that: a guest sending IPIs and spinning
+ * for their answers gave its host CPU to a vCPU that had answered
+ * already and went on with its own (guest user) loop, and waited for
+ * the tick, often two.  So, like KVM's directed yield
+ * (kvm_vcpu_on_spin(), which prefers preempted vCPUs with an interrupt
+ * pending), a yield goes only where it helps:
+ * - a pausing vCPU yields when a vCPU last seen on its host CPU has an
+ *   interrupt pending: that one waits for this host CPU, and what the
+ *   spinner waits for may well be its answer;
+ * - a vCPU that has just ended an interrupt (cpus_interrupt_done())
+ *   yields when a vCPU last seen on its host CPU is not halted: that
+ *   one waits for this host CPU, maybe spinning for this very answer.
+ * KVM hands its CPU to the chosen vCPU with yield_to(), which user space
+ * lacks; sched_yield() only helps threads that share the host CPU, hence
+ * the host CPU each vCPU thread notes (CPUState::host_cpu_seen, the
+ * host CPU number plus one, 0 unknown) when it pauses and when it ends
+ * an interrupt.  Threads migrate, so these are hints: a stale one costs
+ * a needless yield or a useful one not made, never correctness.
+ * A guest spinning on a lock whose holder was preempted on the same
+ * host CPU does not yield to it unless the holder has an interrupt
+ * pending (QEMU cannot see which vCPU holds a guest lock): it spins
+ * until the host's tick, as without pause-loop yielding.
+ */
+static void qemu_note_host_cpu(CPUState *cpu)
+{
+#ifdef CONFIG_LINUX
+    qatomic_set(&cpu->host_cpu_seen, sched_getcpu() + 1);
+#endif
+}
+
+/*
+ * Whether a vCPU other than @self was last seen on @self's host CPU and
+ * is not halted or, with @irq_pending, has an interrupt pending.  Under
+ * cpu_list_lock: a CPU core's unplug frees its vCPUs right after
+ * cpu_list_remove().
+ */
+static bool qemu_host_cpu_shared_with(CPUState *self, bool irq_pending)
+{
+    int host = qatomic_read(&self->host_cpu_seen);
+    CPUState *other;
+    bool found = false;
+
+    if (!host) {
+        return false;
+    }
+    cpu_list_lock();
+    CPU_FOREACH(other) {
+        if (other == self || qatomic_read(&other->host_cpu_seen) != host) {
+            continue;
+        }
+        if (irq_pending ? cpu_test_interrupt(other, CPU_INTERRUPT_HARD) :
+                          !qatomic_read(&other->halted)) {
+            found = true;
+            break;
+        }
+    }
+    cpu_list_unlock();
+    return found;
+}
+
+/* A pause of a vCPU that is not halted, with pause_yield set */
+static void qemu_pause_yield(CPUState *cpu)
+{
+    qemu_note_host_cpu(cpu);
+#ifdef CONFIG_LINUX
+    if (!qemu_host_cpu_shared_with(cpu, true)) {
+        return;
+    }
+#endif
+    /* Elsewhere no hints: yield at every pause */
+    qemu_yield_host_cpu();
+}
+
+void cpus_interrupt_done(CPUState *cpu)
+{
+    if (!qatomic_read(&pause_yield) || !cpu->halt_wait_event ||
+        bql_locked()) {
+        return;
+    }
+    qemu_note_host_cpu(cpu);
+    if (qemu_host_cpu_shared_with(cpu, false)) {
+        qemu_yield_host_cpu();
+    }
 }
 
 static bool qemu_halt_poll(CPUState *cpu, int64_t deadline)
@@ -128,7 +223,7 @@ bool qemu_wait_halted_unlocked(CPUState *cpu)
          * end the TB with EXCP_HLT), or another thread woke the vCPU.
          */
         if (qatomic_read(&pause_yield)) {
-            qemu_yield_host_cpu();
+            qemu_pause_yield(cpu);
         }
         return qemu_bql_free();
     }

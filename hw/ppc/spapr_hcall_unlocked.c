@@ -3,13 +3,17 @@
  *
  * PAPR hypercalls served without the BQL: see
  * include/hw/ppc/spapr_hcall_unlocked.h.  Hooked in hw/ppc/spapr.c
- * (vhyp hypercall_unlocked, TCG) and target/ppc/kvm.c (KVM exit).
+ * (vhyp hypercall_unlocked, TCG) and target/ppc/kvm.c (KVM exit).  An
+ * H_EOI, where the guest ends an interrupt, is also where an
+ * oversubscribed MTTCG vCPU may yield its host CPU
+ * (cpus_interrupt_done(), system/cpus-halt-wait.c).
  */
 
 #include "qemu/osdep.h"
 #include "qemu/rcu.h"
 #include "hw/ppc/spapr.h"
 #include "hw/ppc/spapr_hcall_unlocked.h"
+#include "system/cpus.h"
 
 static spapr_hcall_fn unlocked_hcall_table[(MAX_HCALL_OPCODE / 4) + 1];
 
@@ -39,6 +43,10 @@ target_ulong spapr_hypercall_unlocked(SpaprMachineState *spapr,
     /* Presenter lookups are RCU-protected (CPU hot-unplug) */
     WITH_RCU_READ_LOCK_GUARD() {
         ret = unlocked_hcall_table[opcode / 4](cpu, spapr, opcode, args);
+    }
+    /* Outside the RCU section: it may yield the host CPU */
+    if (opcode == H_EOI) {
+        cpus_interrupt_done(CPU(cpu));
     }
     return ret;
 }
