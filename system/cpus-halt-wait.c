@@ -83,30 +83,34 @@ static void qemu_yield_host_cpu(void)
 
 /*
  * Directed pause-loop yielding.  A host switches between CPU-bound
- * threads at its scheduler tick (4 ms at Linux's HZ=250), so a host CPU
- * handed to a vCPU thread with nothing to do is lost until then.
- * Yielding at every pause did that: a guest sending IPIs and spinning
- * for their answers gave its host CPU to a vCPU that had answered
- * already and went on with its own (guest user) loop, and waited for
- * the tick, often two.  So, like KVM's directed yield
- * (kvm_vcpu_on_spin(), which prefers preempted vCPUs with an interrupt
- * pending), a yield goes only where it helps:
+ * threads at its scheduler tick (1 to 4 ms), so a host CPU handed to a
+ * vCPU thread with nothing to do is lost until then.  Yielding at every
+ * pause did that: a guest sending IPIs and spinning for their answers
+ * gave its host CPU to a vCPU that had answered already and went on
+ * with its own (guest user) loop, and waited for the tick, often two.
+ * So a yield goes only where it helps:
  * - a pausing vCPU yields when a vCPU last seen on its host CPU has an
  *   interrupt pending: that one waits for this host CPU, and what the
  *   spinner waits for may well be its answer;
  * - a vCPU that has just ended an interrupt (cpus_interrupt_done())
- *   yields when a vCPU last seen on its host CPU is not halted: that
- *   one waits for this host CPU, maybe spinning for this very answer.
- * KVM hands its CPU to the chosen vCPU with yield_to(), which user space
- * lacks; sched_yield() only helps threads that share the host CPU, hence
- * the host CPU each vCPU thread notes (CPUState::host_cpu_seen, the
- * host CPU number plus one, 0 unknown) when it pauses and when it ends
- * an interrupt.  Threads migrate, so these are hints: a stale one costs
- * a needless yield or a useful one not made, never correctness.
- * A guest spinning on a lock whose holder was preempted on the same
- * host CPU does not yield to it unless the holder has an interrupt
- * pending (QEMU cannot see which vCPU holds a guest lock): it spins
- * until the host's tick, as without pause-loop yielding.
+ *   yields when a vCPU last seen on its host CPU is neither halted nor
+ *   stopped: that one waits for this host CPU, maybe spinning for this
+ *   very answer.
+ * KVM's directed yield (kvm_vcpu_on_spin()) hands the CPU to any
+ * preempted vCPU with yield_to(), aiming at the holder of the lock the
+ * spinner waits for.  User space has no yield_to(), and sched_yield()
+ * only helps threads that share the host CPU, hence the host CPU each
+ * vCPU thread notes (CPUState::host_cpu_seen, the host CPU number plus
+ * one, 0 unknown) when it pauses and when it ends an interrupt.
+ * Threads migrate, so these are hints: a stale one costs a needless
+ * yield or a useful one not made, never correctness.  A vCPU woken from
+ * a halt keeps the hint from before it halted until it pauses or ends
+ * an interrupt, though the host may well have placed it elsewhere.
+ * The trade-off: a guest spinning on a lock whose holder was preempted
+ * on the same host CPU no longer yields to it, unless the holder has an
+ * interrupt pending (QEMU cannot see which vCPU holds a guest lock); it
+ * spins until the host's tick, as stock QEMU's vCPUs do.  Without a
+ * hint (no sched_getcpu(), or it failed) a pause yields as before.
  */
 static void qemu_note_host_cpu(CPUState *cpu)
 {
@@ -116,56 +120,61 @@ static void qemu_note_host_cpu(CPUState *cpu)
 }
 
 /*
- * Whether a vCPU other than @self was last seen on @self's host CPU and
- * is not halted or, with @irq_pending, has an interrupt pending.  Under
- * cpu_list_lock: a CPU core's unplug frees its vCPUs right after
- * cpu_list_remove().
+ * Whether a vCPU other than @self was last seen on @self's host CPU
+ * (@host) and, with @irq_pending, has an interrupt pending, otherwise is
+ * neither halted nor stopped.  Under cpu_list_lock, since a CPU core's
+ * unplug frees its vCPUs right after cpu_list_remove(); but only tried:
+ * with vCPUs outnumbering host CPUs its holder may be preempted for a
+ * tick, and a busy lock just means no answer (no yield).
  */
-static bool qemu_host_cpu_shared_with(CPUState *self, bool irq_pending)
+static bool qemu_host_cpu_shared_with(CPUState *self, int host,
+                                      bool irq_pending)
 {
-    int host = qatomic_read(&self->host_cpu_seen);
     CPUState *other;
     bool found = false;
 
-    if (!host) {
+    if (qemu_mutex_trylock(&qemu_cpu_list_lock)) {
         return false;
     }
-    cpu_list_lock();
     CPU_FOREACH(other) {
         if (other == self || qatomic_read(&other->host_cpu_seen) != host) {
             continue;
         }
         if (irq_pending ? cpu_test_interrupt(other, CPU_INTERRUPT_HARD) :
-                          !qatomic_read(&other->halted)) {
+                          !qatomic_read(&other->halted) &&
+                          !qatomic_read(&other->stopped)) {
             found = true;
             break;
         }
     }
-    cpu_list_unlock();
+    qemu_mutex_unlock(&qemu_cpu_list_lock);
     return found;
 }
 
 /* A pause of a vCPU that is not halted, with pause_yield set */
 static void qemu_pause_yield(CPUState *cpu)
 {
+    int host;
+
     qemu_note_host_cpu(cpu);
-#ifdef CONFIG_LINUX
-    if (!qemu_host_cpu_shared_with(cpu, true)) {
-        return;
+    host = qatomic_read(&cpu->host_cpu_seen);
+    if (!host || qemu_host_cpu_shared_with(cpu, host, true)) {
+        qemu_yield_host_cpu();
     }
-#endif
-    /* Elsewhere no hints: yield at every pause */
-    qemu_yield_host_cpu();
 }
 
 void cpus_interrupt_done(CPUState *cpu)
 {
+    int host;
+
     if (!qatomic_read(&pause_yield) || !cpu->halt_wait_event ||
         bql_locked()) {
         return;
     }
+    assert(qemu_cpu_is_self(cpu));
     qemu_note_host_cpu(cpu);
-    if (qemu_host_cpu_shared_with(cpu, false)) {
+    host = qatomic_read(&cpu->host_cpu_seen);
+    if (host && qemu_host_cpu_shared_with(cpu, host, false)) {
         qemu_yield_host_cpu();
     }
 }

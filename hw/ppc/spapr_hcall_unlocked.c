@@ -44,7 +44,7 @@ target_ulong spapr_hypercall_unlocked(SpaprMachineState *spapr,
     WITH_RCU_READ_LOCK_GUARD() {
         ret = unlocked_hcall_table[opcode / 4](cpu, spapr, opcode, args);
     }
-    /* Outside the RCU section: it may yield the host CPU */
+    /* Outside the hypercall's own RCU section: it may yield */
     if (opcode == H_EOI) {
         cpus_interrupt_done(CPU(cpu));
     }
