@@ -112,11 +112,22 @@ static void qemu_yield_host_cpu(void)
  * spins until the host's tick, as stock QEMU's vCPUs do.  Without a
  * hint (no sched_getcpu(), or it failed) a pause yields as before.
  */
-static void qemu_note_host_cpu(CPUState *cpu)
+/*
+ * Note and return the hint of @cpu's own thread.  Stored only when it
+ * changed: other threads read it, and it shares a cache line with
+ * interrupt_request, which they write.
+ */
+static int qemu_note_host_cpu(CPUState *cpu)
 {
+    int host = 0;
+
 #ifdef CONFIG_LINUX
-    qatomic_set(&cpu->host_cpu_seen, sched_getcpu() + 1);
+    host = sched_getcpu() + 1;
+    if (qatomic_read(&cpu->host_cpu_seen) != host) {
+        qatomic_set(&cpu->host_cpu_seen, host);
+    }
 #endif
+    return host;
 }
 
 /*
@@ -141,8 +152,8 @@ static bool qemu_host_cpu_shared_with(CPUState *self, int host,
             continue;
         }
         if (irq_pending ? cpu_test_interrupt(other, CPU_INTERRUPT_HARD) :
-                          !qatomic_read(&other->halted) &&
-                          !qatomic_read(&other->stopped)) {
+                          (!qatomic_read(&other->halted) &&
+                           !qatomic_read(&other->stopped))) {
             found = true;
             break;
         }
@@ -154,10 +165,8 @@ static bool qemu_host_cpu_shared_with(CPUState *self, int host,
 /* A pause of a vCPU that is not halted, with pause_yield set */
 static void qemu_pause_yield(CPUState *cpu)
 {
-    int host;
+    int host = qemu_note_host_cpu(cpu);
 
-    qemu_note_host_cpu(cpu);
-    host = qatomic_read(&cpu->host_cpu_seen);
     if (!host || qemu_host_cpu_shared_with(cpu, host, true)) {
         qemu_yield_host_cpu();
     }
@@ -172,8 +181,7 @@ void cpus_interrupt_done(CPUState *cpu)
         return;
     }
     assert(qemu_cpu_is_self(cpu));
-    qemu_note_host_cpu(cpu);
-    host = qatomic_read(&cpu->host_cpu_seen);
+    host = qemu_note_host_cpu(cpu);
     if (host && qemu_host_cpu_shared_with(cpu, host, false)) {
         qemu_yield_host_cpu();
     }
