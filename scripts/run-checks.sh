@@ -16,9 +16,16 @@
 # x86 L1 hypervisor in AVIC_L1_TESTS_x86_64 (tests/guest/x86/avic-l1, built
 # by avic-l1.mk) and with our own two-CPU x86 guest in GIF_RACE_TESTS_x86_64
 # (tests/guest/x86/gif-race, built by gif-race.mk).  Prints one line per
-# test and
-# ends with "N passed, N failed"; exits non-zero on failure.  Logs go to
+# test and ends with "N passed, N failed, N skipped, N repeated"; exits
+# non-zero on a failure or when the nested test bed repeated runs more
+# often than REPEAT_BUDGET (the Makefile's, 0 unless set).  Logs go to
 # build/check-logs/.
+#
+# Skips: a test that exits 77 is skipped; a passing test's own skipped
+# parts count as skips too (a "SUBTEST-SKIP: case: reason" line of a
+# script, a TAP "ok N ... # SKIP" line of a qtest).  Repeats: each
+# "TESTBED-REPEAT" line of the nested test bed (testbed.py) counts one
+# and is shown beside the test's result.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 obj="$top/build/obj"
@@ -28,18 +35,43 @@ mkdir -p "$logs"
 passed=0
 failed=0
 skipped=0
+repeated=0
 failures=()
+
+# Python tests check with assert in places: never let -O drop them.
+unset PYTHONOPTIMIZE
+repeat_budget=${REPEAT_BUDGET:-0}
+case "$repeat_budget" in
+    ''|*[!0-9]*) echo "REPEAT_BUDGET=$repeat_budget: want a count" >&2
+                 exit 2 ;;
+esac
+# testbed.py: how often one test bed call may repeat an L2 run
+export TESTBED_REPEATS=$repeat_budget
 
 run_one() {
     local name=$1 timeout=$2
     shift 2
     local log="$logs/${name//\//_}.log"
-    local start=$SECONDS rc
+    local start=$SECONDS rc reps subskips note=
     timeout --kill-after=10 "$timeout" "$@" >"$log" 2>&1
     rc=$?
+    reps=$(grep -c '^TESTBED-REPEAT ' "$log")
+    if [ "$reps" -gt 0 ]; then
+        repeated=$((repeated + reps))
+        note=" ($reps repeated: $(grep '^TESTBED-REPEAT ' "$log" |
+                 sed 's/.*cause=\("[^"]*"\).*/\1/' | sort | uniq -c |
+                 sed 's/^ *//' | paste -sd ';' -))"
+    fi
     if [ $rc -eq 0 ]; then
         passed=$((passed + 1))
-        printf 'PASS  %-40s %4ds\n' "$name" $((SECONDS - start))
+        subskips=$(grep -c -E '^SUBTEST-SKIP: |^ok [0-9]+ .*# SKIP' "$log")
+        if [ "$subskips" -gt 0 ]; then
+            skipped=$((skipped + subskips))
+            note="$note ($subskips skipped inside)"
+        fi
+        printf 'PASS  %-40s %4ds%s\n' "$name" $((SECONDS - start)) "$note"
+        grep -E '^SUBTEST-SKIP: |^ok [0-9]+ .*# SKIP' "$log" |
+            sed 's/^/      | /'
     elif [ $rc -eq 77 ]; then
         skipped=$((skipped + 1))
         printf 'SKIP  %-40s %4ds: %s\n' "$name" $((SECONDS - start)) \
@@ -47,8 +79,9 @@ run_one() {
     else
         failed=$((failed + 1))
         failures+=("$name")
-        printf 'FAIL  %-40s %4ds (rc %d, log %s)\n' "$name" \
-            $((SECONDS - start)) $rc "${log#$top/}"
+        printf 'FAIL  %-40s %4ds (rc %d, log %s)%s\n' "$name" \
+            $((SECONDS - start)) $rc "${log#$top/}" "$note"
+        grep '^TESTBED-FAILURE ' "$log" | head -n 3 | sed 's/^/      | /'
         tail -n 15 "$log" | sed 's/^/      | /'
     fi
 }
@@ -112,8 +145,13 @@ for t in $KVM_TESTS; do
         "$top/build/qemu-system-x86_64" $stock_arg
 done
 
-# The nested KVM test bed: Debian kernels as KVM hosts (L1) under the
+# The nested KVM test bed's failure policy (canned runs, no VM), then
+# the test bed itself: Debian kernels as KVM hosts (L1) under the
 # fork's TCG, the fork's binary in them.
+for t in $NESTED_KVM_POLICY_TESTS; do
+    run_one "kvm-nested/$t" 60 /usr/bin/python3 \
+        "$top/tests/guest/kvm-nested/$t.py"
+done
 kvm_hosts=()
 for v in $NESTED_KVM_KERNELS; do
     if host=$(sh "$top/tests/guest/fetch-kvm-host.sh" "$v"); then
@@ -210,5 +248,11 @@ echo
 if [ $failed -ne 0 ]; then
     echo "failed: ${failures[*]}"
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ]
+over_budget=0
+if [ $repeated -gt "$repeat_budget" ]; then
+    over_budget=1
+    echo "the nested test bed repeated $repeated runs, over the budget of" \
+        "$repeat_budget (REPEAT_BUDGET in the Makefile)"
+fi
+echo "$passed passed, $failed failed, $skipped skipped, $repeated repeated"
+[ $failed -eq 0 ] && [ $over_budget -eq 0 ]

@@ -236,7 +236,8 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                               # a ring that keeps the whole L2 run
                               l1_append="tb_vfio=%s tb_trace_kb=8192" % BDF,
                               run_timeout=run_timeout,
-                              after=[HOST_STATS], retry=stopped_early)
+                              after=[HOST_STATS], retry=stopped_early,
+                              l0_shutdown_grace=5)
         finally:
             poller.stop = True
         poller.join(5)

@@ -18,10 +18,14 @@ import base64
 import json
 import os
 import re
+import select
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 from initramfs import pack
 
@@ -29,6 +33,10 @@ from initramfs import pack
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "x86"))
 from guest_output import verdict  # noqa: E402,F401
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "scripts"))
+from qmp import QMPConnection, QMPError  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 L2_MARKER = "KVM-NESTED-L2-UP"
@@ -46,13 +54,16 @@ L2_ARGS = ["-accel", "kvm", "-M", "q35", "-cpu", "host", "-smp", "2",
 
 
 class TestbedError(Exception):
-    """L0 failed or timed out; console holds L1's kernel console,
-    report what L1 wrote of its report (l1-init.sh)."""
+    """L0, L1 or a QEMU run in L1 failed (see run_testbed); console
+    holds L1's kernel console, report what L1 wrote of its report
+    (l1-init.sh), diagnostics L0's registers and backtraces where
+    taken."""
 
-    def __init__(self, msg, console="", report=""):
+    def __init__(self, msg, console="", report="", diagnostics=""):
         super().__init__(msg)
         self.console = console
         self.report = report
+        self.diagnostics = diagnostics
 
     def report_end(self):
         """Where L1's report stops: its last marker and how many
@@ -220,8 +231,9 @@ def _run_result(sec, name, ncmds):
 
 def l2_stopped(run):
     """Why an L2 run (an entry of res["cases"] or res["l2"]) ended
-    before its marker, if it did the way upstream's nested SVM flakes
-    end one (see run_testbed); None otherwise."""
+    before its marker, if it ended by a reset (its QEMU exits 0 under
+    -no-reboot) or hung until l1-init.sh killed it (rc 137); None
+    otherwise."""
     if run is None or L2_MARKER in (run.get("stdout") or ""):
         return None
     if run.get("rc") == 0:
@@ -231,10 +243,26 @@ def l2_stopped(run):
     return None
 
 
+def repeat_budget():
+    """How many times one run_testbed() call may repeat a run whose L2
+    reset or hung: TESTBED_REPEATS, 0 when unset (scripts/run-checks.sh
+    sets it from REPEAT_BUDGET in the Makefile and fails make check when
+    all tests together repeated more often than that)."""
+    value = os.environ.get("TESTBED_REPEATS", "0")
+    if not value.isdigit():
+        raise ValueError("TESTBED_REPEATS=%r: want a count (0, 1, ...)"
+                         % value)
+    return int(value)
+
+
+def _cause_field(text):
+    return json.dumps(" ".join(text.split())[:300])
+
+
 def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
                 kvm_amd_params="avic=1", l0_extra_args=(), timeout=300,
                 retry=None, l0_iommu=L0_IOMMU, l1_append="",
-                run_timeout=RUN_TIMEOUT, after=()):
+                run_timeout=RUN_TIMEOUT, after=(), l0_shutdown_grace=0):
     """Boot L1 under qemu_l0, run each case with qemu_l1 in L1, then
     (if l2_boot) an L2 guest with l2["args"] added (l2 may also have
     "files" for its initramfs, "stamp" for stamped stdout lines, and
@@ -244,76 +272,185 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     L1 QEMU always gets -L /fw -display none -nodefaults, and -qmp stdio
     fed with qmp_capabilities, the commands (ids 0, 1, ...) and quit.
     Returns {"l1": {...}, "cases": {name: {...}}, "l2": {...}, "raw",
-    "console"}; raises TestbedError if L0 fails or times out.
+    "console"}.
     l0_iommu: L0's IOMMU device; l1_append: more of L1's command line
     (l1-init.sh's tb_* options, e.g. tb_vfio=BDF to bind a device to
     vfio-pci before the runs); run_timeout: seconds L1 gives each run
     of its QEMU before killing it; after: cases run after the L2 run
-    (with l2_boot), reported in "cases" too.
+    (with l2_boot), reported in "cases" too; l0_shutdown_grace: seconds
+    L0 stays paused after L1 shut down, for a QMP client of the caller's
+    (l0_extra_args) to read it and quit it.
 
-    Nested SVM under TCG (upstream's emulation, not the code under test)
-    now and then kills a guest: an L2 resets mid-boot (its QEMU in L1
-    exits 0) or hangs until l1-init.sh kills it (rc 137); stock QEMU
-    10.0.13 as L0 does that too (none in 40 runs since patch 0050).
-    L1 triple faults (L0 exits 0 under -no-reboot) and hangs (L0 times
-    out), about 1 run in 11 and in bursts on a busy host, were
-    upstream's IGNNE# race that patch 0050 fixes (docs/avic.md).  A run that ends in any of these is repeated,
-    up to attempts runs in all, and said so on stdout; so is one for
-    which retry(res), the test's own check, returns a reason (an L2
-    case of its own that stopped so).
-    L0 stays MTTCG: single-threaded TCG, tried against these, hangs
-    2-vCPU L2s instead (2 of 2 smoke runs), their cross-vCPU waits
-    spinning through TCG's 100 ms round-robin slices."""
-    attempts = 4
-    for attempt in range(1, attempts + 1):
-        last = attempt == attempts
-        try:
-            res = _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2,
-                                    l2_boot, kvm_amd_params, l0_extra_args,
-                                    timeout, l0_iommu, l1_append,
-                                    run_timeout, after)
-        except TestbedError as e:
-            hung = str(e).startswith("L0 timed out")
-            if str(e) != "L1 did not finish" and not hung:
-                raise
-            what = "hung" if hung else "stopped before finishing (%s; %s)" % (
-                _l1_last_words(e.console), e.report_end())
-            if last:
-                print("testbed: L1 %s; no repeat left (%d runs)" % (
-                    what, attempts))
-                raise
-            print("testbed: L1 %s; run repeated" % what)
-            continue
+    Never repeated: L0 timing out or failing, L1 stopping before its
+    report ended (a triple fault, a reset, a panic) or hanging, a
+    panic, BUG, Oops or WARNING on L1's console, a KVM error (internal
+    error, entry failed, emulation failure) in any QEMU run inside L1.
+    Each raises TestbedError after printing a "TESTBED-FAILURE" line
+    naming the layer and the cause, L1's last console lines, L0's vCPU
+    registers (HMP info registers -a) and, for a hang, L0's thread
+    backtraces (gdb, where installed).
+
+    Repeated only within repeat_budget() (0 unless TESTBED_REPEATS
+    says otherwise): a run whose L2 reset or hung before its marker, or
+    for which retry(res), the test's own check, returns a reason.  Each
+    repeat prints one "TESTBED-REPEAT layer=L2 cause=..." line, which
+    scripts/run-checks.sh counts; past the budget the last run's result
+    is returned after a "TESTBED-FAILURE layer=L2" line, for the test
+    to fail on."""
+    budget = repeat_budget()
+    for attempt in range(1, budget + 2):
+        res = _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2,
+                                l2_boot, kvm_amd_params, l0_extra_args,
+                                timeout, l0_iommu, l1_append,
+                                run_timeout, after, l0_shutdown_grace)
         why = l2_stopped(res.get("l2")) or (retry(res) if retry else None)
-        if why:
-            why = why.replace("after %d s" % RUN_TIMEOUT,
-                              "after %d s" % run_timeout)
-            if not last:
-                print("testbed: %s; run repeated" % why)
-                continue
-            print("testbed: %s; no repeat left (%d runs)" % (why, attempts))
+        if not why:
+            return res
+        why = why.replace("after %d s" % RUN_TIMEOUT,
+                          "after %d s" % run_timeout)
+        if attempt <= budget:
+            print("TESTBED-REPEAT layer=L2 cause=%s run=%d budget=%d"
+                  % (_cause_field(why), attempt, budget), flush=True)
+            continue
+        print("TESTBED-FAILURE layer=L2 cause=%s runs=%d"
+              % (_cause_field(why), attempt), flush=True)
         return res
 
 
-def _l1_last_words(console):
-    """A panic's first line if L1's console has one, else "no panic
-    on the console" (a triple fault or a reset)."""
+# L1's console: a line that means L1's kernel failed, though it may
+# have gone on and finished its report.
+L1_FAILURE = re.compile(r"Kernel panic|BUG:|Oops|general protection fault"
+                        r"|WARNING: CPU:|watchdog: BUG|rcu_sched self-detected"
+                        r"|INFO: task .* blocked")
+# A QEMU run inside L1 (a case or L2): KVM could not run its guest.
+L2_KVM_FAILURE = re.compile(r"KVM internal error|KVM: entry failed"
+                            r"|emulation failure")
+
+
+def _l1_failure_line(console):
+    """The first line of L1's console that says its kernel failed, or
+    None."""
     for line in console.splitlines():
-        if "Kernel panic" in line or "BUG:" in line or "Oops" in line:
+        if L1_FAILURE.search(line):
             return line.strip()[-200:]
-    return "no panic on the console"
+    return None
+
+
+def _fail(layer, cause, console="", report="", diagnostics=""):
+    """Print what helps with a failure, then raise TestbedError."""
+    print("TESTBED-FAILURE layer=%s cause=%s" % (layer, _cause_field(cause)))
+    tail = console.splitlines()[-40:]
+    if tail:
+        print("--- L1's last %d console lines ---" % len(tail))
+        print("\n".join(tail))
+    if diagnostics:
+        print(diagnostics.rstrip())
+    print("--- end of the test bed's failure report ---", flush=True)
+    raise TestbedError("%s: %s" % (layer, cause), console, report,
+                       diagnostics)
+
+
+class L0Watcher(threading.Thread):
+    """Holds the test bed's own QMP connection to L0 (which runs with
+    -action shutdown=pause): takes L0's vCPU registers when L1 resets
+    itself (a triple fault under -no-reboot pauses L0 at the fault) or
+    when asked (a hang), and quits L0 grace seconds after any shutdown
+    unless someone else (posted.py's poller) did."""
+
+    def __init__(self, path, proc, grace=0):
+        super().__init__(daemon=True)
+        self.path = path
+        self.proc = proc
+        self.grace = grace
+        self.shutdown_reason = None
+        self.registers = None
+        self._want = threading.Event()
+        self._answer = threading.Event()
+        self._answer_text = None
+
+    def run(self):
+        conn = None
+        while conn is None and self.proc.poll() is None:
+            try:
+                conn = QMPConnection.attach(self.path, "L0")
+            except (OSError, QMPError):
+                time.sleep(0.1)
+        if conn is None:
+            return
+        quit_at = None
+        try:
+            while self.proc.poll() is None:
+                if self._want.is_set():
+                    self._want.clear()
+                    self._answer_text = self._hmp(conn)
+                    self._answer.set()
+                if quit_at is not None and time.time() > quit_at:
+                    conn.cmd("quit")
+                    break
+                ready = select.select([conn.sock], [], [], 0.2)[0]
+                if not ready and b"\n" not in conn.buf:
+                    continue
+                msg = conn._recv()
+                if msg.get("event") == "SHUTDOWN":
+                    reason = msg.get("data", {}).get("reason", "?")
+                    self.shutdown_reason = reason
+                    if reason != "guest-shutdown":
+                        self.registers = self._hmp(conn)
+                    quit_at = time.time() + self.grace
+        except (OSError, ValueError, QMPError):
+            pass
+        finally:
+            conn.sock.close()
+            self._answer.set()
+
+    @staticmethod
+    def _hmp(conn):
+        try:
+            return "\n".join("--- L0: %s ---\n%s" % (c, conn.hmp(c))
+                             for c in ("info status", "info cpus",
+                                       "info registers -a"))
+        except (OSError, ValueError, QMPError) as e:
+            return "--- L0: no monitor answer (%s) ---" % e
+
+    def snapshot(self, timeout=30):
+        """L0's registers now, from the watcher's connection; None if
+        the monitor does not answer within timeout (a BQL deadlock)."""
+        self._answer.clear()
+        self._want.set()
+        if self._answer.wait(timeout):
+            return self._answer_text
+        return None
+
+
+def _backtraces(pid):
+    """All threads' backtraces of process pid, where gdb is installed."""
+    gdb = shutil.which("gdb")
+    if not gdb:
+        return "--- L0 thread backtraces: gdb not installed ---"
+    try:
+        out = subprocess.run([gdb, "-p", str(pid), "-batch", "-nx",
+                              "-ex", "thread apply all bt 30"],
+                             stdin=subprocess.DEVNULL, capture_output=True,
+                             text=True, timeout=120).stdout
+    except subprocess.TimeoutExpired:
+        return "--- L0 thread backtraces: gdb timed out ---"
+    keep = [l for l in out.splitlines()
+            if l.startswith(("Thread ", "#"))]
+    return "--- L0 thread backtraces ---\n" + "\n".join(keep)
 
 
 def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                       kvm_amd_params, l0_extra_args, timeout,
                       l0_iommu=None, l1_append="",
-                      run_timeout=RUN_TIMEOUT, after=()):
+                      run_timeout=RUN_TIMEOUT, after=(),
+                      l0_shutdown_grace=0):
     l2 = (l2 or {"args": []}) if l2_boot else None
     with tempfile.TemporaryDirectory(prefix="kvm-nested-") as tmp:
         initrd = os.path.join(tmp, "l1.cpio")
         build_l1_initrd(qemu_l1, hostdir, cases, l2, initrd, after)
         console = os.path.join(tmp, "console.log")
         report = os.path.join(tmp, "report.log")
+        sock = os.path.join(tmp, "tb-l0.qmp")
         cmdline = 'console=ttyS0 panic=-1 tb_kvm_amd="%s" tb_timeout=%d' % (
             kvm_amd_params, run_timeout)
         # TESTBED_L1_APPEND: more of L1's command line, e.g.
@@ -325,30 +462,52 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                "-cpu", "EPYC-Rome", "-smp", "2", "-m", "2G",
                "-device", l0_iommu or L0_IOMMU, "-nodefaults",
                "-display", "none", "-no-reboot",
+               "-action", "shutdown=pause",
+               "-qmp", "unix:%s,server=on,wait=off" % sock,
                "-serial", "file:" + console, "-serial", "file:" + report,
                "-kernel", os.path.join(hostdir, "vmlinuz"),
                "-initrd", initrd, "-append", cmdline] + list(l0_extra_args)
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT)
+        watcher = L0Watcher(sock, proc, l0_shutdown_grace)
+        watcher.start()
+        diagnostics = ""
         try:
             l0_out = proc.communicate(timeout=timeout)[0].decode(
                 errors="replace")
             error = None if proc.returncode == 0 else \
                 "L0 exited with %d: %s" % (proc.returncode, l0_out[-2000:])
         except subprocess.TimeoutExpired:
+            error = "L0 timed out after %d s" % timeout
+            diagnostics = (watcher.snapshot() or
+                           "--- L0: the monitor did not answer ---")
+            diagnostics += "\n" + _backtraces(proc.pid)
             proc.kill()
             proc.communicate()
-            error = "L0 timed out after %d s" % timeout
+        watcher.join(10)
         with open(console, errors="replace") as f:
             console_text = f.read()
         raw = ""
         if os.path.exists(report):
             with open(report, errors="replace") as f:
                 raw = f.read()
-    if error or "=== L1 END ===" not in raw:
-        raise TestbedError(error or "L1 did not finish", console_text,
-                           raw)
+    panic = _l1_failure_line(console_text)
+    if error:
+        _fail("L0", error + ("; L1 said: " + panic if panic else ""),
+              console_text, raw, diagnostics)
+    if "=== L1 END ===" not in raw:
+        how = {"guest-reset": "L1 reset itself (a triple fault or a "
+                              "reboot under -no-reboot)",
+               "guest-panic": "L1 panicked"}.get(
+            watcher.shutdown_reason,
+            "L0 shut down (%s)" % watcher.shutdown_reason)
+        cause = "L1 stopped before its report ended: %s; %s; %s" % (
+            how, panic or "no panic on the console",
+            TestbedError("", report=raw).report_end())
+        _fail("L1", cause, console_text, raw, watcher.registers or "")
+    if panic:
+        _fail("L1", "L1's kernel failed: " + panic, console_text, raw)
 
     sec = parse_report(raw)
 
@@ -373,4 +532,22 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                      "stderr": run["stderr"], "trace": run["trace"],
                      "qmp": run["qmp"],
                      "booted": L2_MARKER in run["stdout"]}
+    kvm_error = _kvm_error(res)
+    if kvm_error:
+        _fail("L2", kvm_error, console_text, raw)
     return res
+
+
+def _kvm_error(res):
+    """What the first QEMU run in L1 (a case or L2) that reported a KVM
+    error said, or None."""
+    runs = dict(res["cases"])
+    if res.get("l2") is not None:
+        runs["l2"] = res["l2"]
+    for name, run in runs.items():
+        for line in (run.get("stderr") or "").splitlines():
+            if L2_KVM_FAILURE.search(line):
+                return "%s: QEMU in L1 reported %r (rc %s); its stderr " \
+                    "ends: %s" % (name, line.strip(), run.get("rc"),
+                                  run["stderr"][-1500:])
+    return None

@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""How often the nested test bed (testbed.py) fails, by layer and
+cause, with stock QEMU and with the fork as L0: the same L1 (a Debian
+kernel as KVM host, the fork's binary as its QEMU) and the same L2
+boots, nothing repeated.  Runs the L0 configurations in turn, run by
+run, so a busy moment of the host falls on all of them alike, and ends
+with one table row per configuration (docs/benchmarks.md, "Nested test
+bed stability").
+
+L0 configurations:
+  stock       stock QEMU 10.0.13 (make stock), EPYC-Rome, amd-iommu
+  fork        the fork, the same command line
+  fork-avic   the fork with AVIC and x2AVIC (avic.py's CPU), the
+              AMD IOMMU in GA mode (posted.py's), kvm_amd avic=1
+L2 workloads:
+  smoke       an L2 boot, q35 with a split irqchip, 2 vCPUs
+  smp8        an L2 boot, q35 with a split irqchip, 8 vCPUs
+
+Usage: reset-rate.py FORK STOCK HOSTDIR RUNS [L0S] [WORKLOADS]
+       (L0S, WORKLOADS: comma-separated, default all)
+"""
+
+import collections
+import io
+import os
+import sys
+import time
+from contextlib import redirect_stdout
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testbed import TestbedError, l2_stopped, run_testbed  # noqa: E402
+import avic  # noqa: E402
+import posted  # noqa: E402
+
+WORKLOADS = {
+    "smoke": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "2"],
+              "run_timeout": 120},
+    "smp8": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "8"],
+             "run_timeout": 480},
+}
+
+
+def l0_config(name, fork, stock):
+    """(L0 binary, run_testbed keyword arguments) of a configuration."""
+    if name == "stock":
+        return stock, {}
+    if name == "fork":
+        return fork, {}
+    if name == "fork-avic":
+        return fork, {"l0_extra_args": avic.L0_ARGS,
+                      "l0_iommu": posted.L0_IOMMU,
+                      "kvm_amd_params": "avic=1"}
+    raise ValueError("unknown L0 configuration %r" % name)
+
+
+def one_run(l0, fork, hostdir, workload, kwargs):
+    """One test bed run; the outcome as (layer, cause), ("ok", "")
+    when L2 booted."""
+    w = WORKLOADS[workload]
+    out = io.StringIO()
+    try:
+        with redirect_stdout(out):
+            res = run_testbed(l0, fork, hostdir, [],
+                              l2={"args": w["args"]},
+                              run_timeout=w["run_timeout"],
+                              timeout=w["run_timeout"] + 180, **kwargs)
+    except TestbedError as e:
+        layer, _, cause = str(e).partition(": ")
+        return layer, cause, out.getvalue()
+    why = l2_stopped(res["l2"])
+    if why:
+        return "L2", why.split(" (")[0], out.getvalue()
+    if not res["l2"]["booted"]:
+        return "L2", "rc %s without the marker" % res["l2"]["rc"], \
+            out.getvalue()
+    return "ok", "", out.getvalue()
+
+
+def short(cause):
+    """The kind of a cause, for counting."""
+    for key in ("timed out", "reset itself", "panicked", "kernel failed",
+                "KVM internal error", "entry failed", "emulation failure",
+                "stopped mid-boot", "hung", "exited with"):
+        if key in cause:
+            return key
+    return cause[:60]
+
+
+def main():
+    fork, stock, hostdir, runs = sys.argv[1:5]
+    l0s = (sys.argv[5] if len(sys.argv) > 5 else
+           "stock,fork,fork-avic").split(",")
+    workloads = (sys.argv[6] if len(sys.argv) > 6 else
+                 "smoke,smp8").split(",")
+    os.environ["TESTBED_REPEATS"] = "0"
+    tally = collections.OrderedDict()
+    logdir = os.environ.get("RESET_RATE_LOGS")
+    for r in range(int(runs)):
+        for workload in workloads:
+            for name in (l0s if r % 2 == 0 else l0s[::-1]):
+                l0, kwargs = l0_config(name, fork, stock)
+                start = time.time()
+                layer, cause, out = one_run(l0, fork, hostdir, workload,
+                                            kwargs)
+                key = (name, workload)
+                t = tally.setdefault(key, collections.Counter())
+                t["runs"] += 1
+                t[layer if layer == "ok" else
+                  "%s: %s" % (layer, short(cause))] += 1
+                print("run %d %s %s: %s%s (%.0f s)" % (
+                    r, name, workload, layer,
+                    (" " + cause[:300]) if cause else "",
+                    time.time() - start), flush=True)
+                if layer != "ok" and logdir:
+                    os.makedirs(logdir, exist_ok=True)
+                    with open(os.path.join(logdir, "%s-%s-%d.log" % (
+                            name, workload, r)), "w") as f:
+                        f.write(out)
+    print()
+    print("| L0 | L2 | runs | L2 booted | failures |")
+    print("|---|---|---|---|---|")
+    for (name, workload), t in tally.items():
+        fails = ", ".join("%s %d" % (k, v) for k, v in sorted(t.items())
+                          if k not in ("runs", "ok"))
+        print("| %s | %s | %d | %d | %s |" % (name, workload, t["runs"],
+                                              t["ok"], fails or "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
