@@ -69,7 +69,7 @@ AVIC_L1_TESTS_x86_64 := avic-exits
 # gif-race.mk) under MTTCG: CPU 0's GIF against CPU 1's FPU status loads.
 GIF_RACE_TESTS_x86_64 := gif-race
 
-.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted bench-resets pq-status pq-export clean distclean
 
 all: build
 
@@ -163,6 +163,21 @@ bench-posted: build
 	TESTBED_REPEATS=$(REPEAT_BUDGET) /usr/bin/python3 tests/guest/kvm-nested/kvm-nested-posted-bench.py \
 	    build/qemu-system-x86_64 "$(BENCH_POSTED_KERNELS)" \
 	    "$(BENCH_POSTED_VCPUS)" $(BENCH_POSTED_RUNS) $(BENCH_POSTED_READS)
+
+# Nested test bed stability: how often L0, L1 and L2 fail, nothing
+# repeated, with stock QEMU and the fork (plain, and with AVIC/x2AVIC
+# and the GA-mode IOMMU) as L0, L1 Linux BENCH_RESETS_KERNEL, L2 boots
+# at 2 and 8 vCPUs (BENCH_RESETS_WORKLOADS), BENCH_RESETS_RUNS rounds
+# (results go to docs/benchmarks.md by hand).
+BENCH_RESETS_RUNS ?= 50
+BENCH_RESETS_KERNEL ?= 7.3
+BENCH_RESETS_L0S ?= stock,fork,fork-avic
+BENCH_RESETS_WORKLOADS ?= smoke,smp8
+bench-resets: build stock
+	/usr/bin/python3 tests/guest/kvm-nested/reset-rate.py \
+	    build/qemu-system-x86_64 build-stock/qemu-system-x86_64 \
+	    "$$(sh tests/guest/fetch-kvm-host.sh $(BENCH_RESETS_KERNEL))" \
+	    $(BENCH_RESETS_RUNS) $(BENCH_RESETS_L0S) $(BENCH_RESETS_WORKLOADS)
 
 include tests/guest/ppc64/guest.mk
 include tests/guest/ppc64-linux/ipi-bench.mk
