@@ -49,9 +49,14 @@ def check_sources_after(vm):
     rtas(vm, "ibm,get-xive", [0x1200], 3)
     server = int(vm.qtest("readl 0x%x" % (RTAS_RETS + 4))[0], 16)
     prio = int(vm.qtest("readl 0x%x" % (RTAS_RETS + 8))[0], 16)
-    assert (server, prio) == (1, 5), (server, prio)
+    if (server, prio) != (1, 5):
+        raise AssertionError("0x1200 after the move: server %d priority %d, "
+                             "expected 1 and 5" % (server, prio))
     rtas(vm, "ibm,int-on", [0x1201], 1)
-    assert any(re.match(r"1201 LSI 07 ", line) for line in xics_state(vm))
+    state = xics_state(vm)
+    if not any(re.match(r"1201 LSI 07 ", line) for line in state):
+        raise AssertionError("0x1201 not at priority 7 after ibm,int-on: %s"
+                             % state)
 
 
 def xics_state(vm):

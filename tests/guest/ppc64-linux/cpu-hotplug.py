@@ -67,7 +67,8 @@ class Guest:
             raise AssertionError("QEMU exited (%d): %s" % (
                 self.vm.proc.returncode, self.vm.output()[-2000:]))
         status = self.vm.cmd("query-status")["status"]
-        assert status == "running", "VM is %s, not running" % status
+        if status != "running":
+            raise AssertionError("VM is %s, not running" % status)
 
     def read_some(self, timeout):
         self.con.sock.settimeout(timeout)
@@ -143,7 +144,8 @@ def slots(vm):
     for c in vm.cmd("query-hotpluggable-cpus"):
         out[c["props"]["core-id"]] = c.get("qom-path")
         types.add(c["type"])
-    assert len(types) == 1, types
+    if len(types) != 1:
+        raise AssertionError("not one core type: %r" % types)
     return out, types.pop()
 
 
@@ -197,7 +199,8 @@ def cycle(g, core_type, cores, n):
                     if x[1] > off_round and count_cpus(x[2]) == BOOT_CPUS])
     g.alive()
     qom = [c["qom-path"] for c in vm.cmd("query-cpus-fast")]
-    assert not any(d in p for p in qom for d in ids), qom
+    if any(d in p for p in qom for d in ids):
+        raise AssertionError("an unplugged vCPU is still there: %r" % qom)
     print("cycle %d: cores %r online in %.1f s, IPIs per CPU %r; removed "
           "in %.1f s under load (round %d), load goes on" % (
               n, cores, t_online, counts, t_removed, off_round))
@@ -228,9 +231,11 @@ def main():
         s, core_type = slots(vm)
         # A QMP command that does not return means a hung main loop.
         vm.sock.settimeout(QMP_TIMEOUT)
-        assert sorted(s) == list(range(MAX_CPUS)), s
-        assert all(s[c] for c in range(BOOT_CPUS)), s
-        assert not any(s[c] for c in range(BOOT_CPUS, MAX_CPUS)), s
+        if sorted(s) != list(range(MAX_CPUS)) or \
+                not all(s[c] for c in range(BOOT_CPUS)) or \
+                any(s[c] for c in range(BOOT_CPUS, MAX_CPUS)):
+            raise AssertionError("expected core-ids 0-%d, 0-%d plugged: %r"
+                                 % (MAX_CPUS - 1, BOOT_CPUS - 1, s))
         vm.cmd("cont")
         g.wait("the guest to boot",
                lambda: g.console_after(r"=== GUEST READY %d ===" % BOOT_CPUS,
@@ -246,23 +251,32 @@ def main():
         con.sock.sendall(b"stop\r")
         g.wait("the guest's /proc/interrupts",
                lambda: g.console_after(r"=== GUEST END ===", pos))
-        assert "=== GUEST GOT stop" in con.text, "console line lost"
+        if "=== GUEST GOT stop" not in con.text:
+            raise AssertionError("console line lost")
         ncpu, rows = linux.guest_interrupts(con.text)
-        assert ncpu == BOOT_CPUS, ncpu
+        if ncpu != BOOT_CPUS:
+            raise AssertionError("the guest ends with %d CPUs, not %d"
+                                 % (ncpu, BOOT_CPUS))
         ipi = next(v for k, v in rows.items() if k.endswith("IPI"))
-        assert all(x > 0 for x in ipi), "a CPU took no IPI: %r" % ipi
+        if not all(x > 0 for x in ipi):
+            raise AssertionError("a CPU took no IPI: %r" % ipi)
         bad = KERNEL_TROUBLE.search(con.text)
-        assert not bad, "kernel trouble on the console: %r\n%s" % (
-            bad.group(0), con.text[-3000:])
+        if bad:
+            raise AssertionError("kernel trouble on the console: %r\n%s" % (
+                bad.group(0), con.text[-3000:]))
 
         vm.cmd("system_powerdown")
         deadline = time.time() + 60
         while vm.cmd("query-status")["status"] != "shutdown":
-            assert time.time() < deadline, "guest did not power off"
-            assert vm.proc.poll() is None, "QEMU exited"
+            if time.time() >= deadline:
+                raise AssertionError("guest did not power off")
+            if vm.proc.poll() is not None:
+                raise AssertionError("QEMU exited")
             time.sleep(0.2)
         rc = vm.quit()
-        assert rc == 0, "QEMU exited with %d: %s" % (rc, vm.output()[-2000:])
+        if rc != 0:
+            raise AssertionError("QEMU exited with %d: %s" % (
+                rc, vm.output()[-2000:]))
     print("%d hot-plug cycles under IPI load; guest IPIs per CPU at the end "
           "%r; powered off; QEMU exited cleanly (%.1f s)" % (
               len(CYCLES), ipi, time.time() - start))

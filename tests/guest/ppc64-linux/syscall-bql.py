@@ -76,10 +76,13 @@ def run(qemu, kernel, initrd, con_path):
         vm.kill()
     res = bench.parse(con.text.replace("\r", ""))
     for w in ("futex-pingpong", "membarrier"):
-        assert w in res, "no BENCH line for %s:\n%s" % (w, con.text[-2000:])
+        if w not in res:
+            raise AssertionError("no BENCH line for %s:\n%s" % (
+                w, con.text[-2000:]))
     syscalls = res["membarrier"]["ops"] + 2 * res["futex-pingpong"]["ops"]
     rows = profile_rows(table)
-    assert rows, "no rows in info sync-profile:\n" + table
+    if not rows:
+        raise AssertionError("no rows in info sync-profile:\n" + table)
     # call sites are file:line, the file as the build named it
     main_loop = sum(n for t, site, _, n, _ in rows if t == "BQL mutex" and
                     re.search(r"(^|/)util/main-loop\.c:", site))
@@ -93,21 +96,26 @@ def run(qemu, kernel, initrd, con_path):
         bql, main_loop, exc))
     print("lock calls in system/cpus.c: %d" % tries)
     print(table)
-    assert syscalls > 10000, "too few system calls to tell: %d" % syscalls
+    if syscalls <= 10000:
+        raise AssertionError("too few system calls to tell: %d" % syscalls)
     # The profile did see the BQL: the main loop takes it all the time
-    assert main_loop > 0, "no BQL row of the main loop: the profile is " \
-        "not what this test reads:\n" + table
+    if main_loop <= 0:
+        raise AssertionError("no BQL row of the main loop: the profile is "
+                             "not what this test reads:\n" + table)
     # Wherever a system call might take it (exception path, MTTCG loop);
     # the main loop's own, about 600 a second, have nothing to do with it
-    assert (bql - main_loop) * 10 < syscalls, (
-        "the BQL was taken %d times outside the main loop for %d system "
-        "calls" % (bql - main_loop, syscalls))
-    assert exc * 10 < syscalls, (
-        "the BQL was taken %d times in cpu-exec.c for %d system calls" % (
-            exc, syscalls))
-    assert tries * 10 < syscalls, (
-        "vCPU returns from the guest through system/cpus.c: %d for %d "
-        "system calls" % (tries, syscalls))
+    if (bql - main_loop) * 10 >= syscalls:
+        raise AssertionError(
+            "the BQL was taken %d times outside the main loop for %d system "
+            "calls" % (bql - main_loop, syscalls))
+    if exc * 10 >= syscalls:
+        raise AssertionError(
+            "the BQL was taken %d times in cpu-exec.c for %d system calls" % (
+                exc, syscalls))
+    if tries * 10 >= syscalls:
+        raise AssertionError(
+            "vCPU returns from the guest through system/cpus.c: %d for %d "
+            "system calls" % (tries, syscalls))
     print("PASS: %d system calls, %d BQL acquisitions (%d in cpu-exec.c), "
           "%d lock calls in system/cpus.c" % (syscalls, bql, exc, tries))
 
