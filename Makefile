@@ -30,6 +30,9 @@ QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test 
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
 UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-trace \
               test-svm-avic-apic
+# The pinning of the Debian packages guest tests fetch (tests/guest/PINS;
+# offline, a .deb of its own).
+GUEST_FETCH_TESTS := pinned-debs-test
 # Debian's amd64 kernel booted on the fork.
 GUEST_TESTS_x86_64 := amd-iommu-boot
 # Debian's ppc64le kernel under MTTCG on pseries,ic-mode=xics; vCPU
@@ -98,6 +101,7 @@ check: check-build stock ipi-bench-x86
 	    NESTED_KVM_TESTS="$(NESTED_KVM_TESTS)" \
 	    NESTED_KVM_POLICY_TESTS="$(NESTED_KVM_POLICY_TESTS)" \
 	    KVM_HOST_GUEST_TESTS_x86_64="$(KVM_HOST_GUEST_TESTS_x86_64)" \
+	    GUEST_FETCH_TESTS="$(GUEST_FETCH_TESTS)" \
 	    GUEST_TESTS_x86_64="$(GUEST_TESTS_x86_64)" \
 	    LINUX_TESTS_ppc64="$(LINUX_TESTS_ppc64)" \
 	    GUEST_TESTS_ppc64="$(GUEST_TESTS_ppc64)" \

@@ -3,6 +3,7 @@
 #
 # Runs the fork's test list (set by the Makefile): each qtest on each
 # target named in QTESTS_<target>, the unit tests in UNIT_TESTS, the
+# checks of the guests' pinned packages in GUEST_FETCH_TESTS, the
 # guest boot tests in GUEST_TESTS_x86_64 (guest fetched from Debian's
 # registry by tests/guest/fetch-x86-guest.sh), Debian's ppc64le Linux
 # in LINUX_TESTS_ppc64 (tests/guest/fetch-ppc64-guest.sh), the
@@ -106,6 +107,11 @@ done
 
 for t in $UNIT_TESTS; do
     run_one "unit/$t" 300 "./tests/unit/$t" --tap -k
+done
+
+# The pinned Debian packages' checks (tests/guest/PINS), before any fetch.
+for t in $GUEST_FETCH_TESTS; do
+    run_one "guest/$t" 120 sh "$top/tests/guest/$t.sh"
 done
 
 # Debian Linux guest tests: fetch the guest, then run each test script

@@ -2,20 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Fetch a Debian amd64 kernel to act as the KVM host (L1) of the nested
-# test bed (tests/guest/kvm-nested/): a private apt configuration with
-# trixie and trixie-backports resolves the newest kernel of the given
-# series (6.12: linux-image-6.12.*-amd64-unsigned, which holds image and
-# modules; 7.x: linux-binary[-unsigned]-7.x.*-amd64 plus
-# linux-modules-7.x.*-amd64), and busybox-static comes from this
-# machine's own apt sources.  Keeps vmlinuz, busybox and the KVM and
-# VFIO modules with their dependencies, decompressed (busybox insmod
-# cannot load .ko.xz), plus modules.order listing them dependencies
-# first; likewise l2-modules and l2-modules.order, the drivers an L2
-# guest of that kernel needs (nvme, for kvm-nested-posted).  Cached in
-# $QEMU_FORK_CACHE/guests/kvm-host-VERSION (default
-# ~/.cache/qemu-irq-fork); prints that folder.
+# test bed (tests/guest/kvm-nested/): the packages of set
+# kvm-host-VERSION in tests/guest/PINS, exact versions checked against
+# their SHA256 (tests/guest/pinned-debs.sh): for 6.12 trixie's
+# linux-image-6.12.*-amd64-unsigned (image and modules), for 7.3
+# trixie-backports' linux-binary-unsigned-7.3.*-amd64 and
+# linux-modules-7.3.*-amd64, and busybox-static.  Keeps vmlinuz, busybox
+# and the KVM and VFIO modules with their dependencies, decompressed
+# (busybox insmod cannot load .ko.xz), plus modules.order listing them
+# dependencies first; likewise l2-modules and l2-modules.order, the
+# drivers an L2 guest of that kernel needs (nvme, for
+# kvm-nested-posted).  Cached in $QEMU_FORK_CACHE/guests/kvm-host-VERSION
+# (default ~/.cache/qemu-irq-fork), .debs and extracted files checked
+# on every reuse; prints that folder.
 #
-# Usage: fetch-kvm-host.sh VERSION     (e.g. 6.12 or 7.3)
+# Usage: fetch-kvm-host.sh VERSION     (a kvm-host-VERSION set of PINS)
 set -e
 
 say() { echo "fetch-kvm-host: $*" >&2; }
@@ -28,57 +29,32 @@ esac
 
 cache=${QEMU_FORK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-irq-fork}
 dir="$cache/guests/kvm-host-$version"
-if [ -f "$dir/.done" ] && [ -s "$dir/l2-modules.order" ]; then
+. "$(dirname "$0")/pinned-debs.sh"
+
+stamp=$(pinned_stamp "kvm-host-$version")
+if [ -z "$stamp" ]; then
+    say "no kernel $version in tests/guest/PINS (pinned:" \
+        "$(awk '$1 ~ /^kvm-host-/ { sub(/kvm-host-/, "", $1); print $1 }' \
+           "$PINS_FILE" | sort -u | tr '\n' ' ')); add its packages there"
+    exit 2
+fi
+debs=$(pinned_debs "kvm-host-$version")
+if derived_current "$dir" "$stamp"; then
     echo "$dir"
     exit 0
 fi
 
-command -v xz >/dev/null || apt-get install -y -q xz-utils >&2
+rm -f "$dir/.done" "$dir/.pins"
+rm -rf "$dir/x" "$dir/modules" "$dir/l2-modules" "$dir/apt" "$dir/debs"
+mkdir -p "$dir/modules" "$dir/l2-modules"
 
-apt="$dir/apt"
-rm -f "$dir/.done"
-rm -rf "$dir/debs" "$dir/x" "$dir/modules" "$dir/l2-modules"
-mkdir -p "$dir/debs" "$dir/modules" "$dir/l2-modules"
-
-# busybox-static through this machine's apt configuration.
-(cd "$dir/debs" && apt-get download -q busybox-static >&2)
-
-. "$(dirname "$0")/private-apt.sh"
-private_apt "$apt" amd64 trixie trixie-backports
-apt-get update -q >&2 || say "apt-get update reported errors"
-
-# Newest package whose name matches the extended regex $1.
-newest() {
-    apt-cache pkgnames | grep -E "^$1\$" | sort -V | tail -n1
-}
-
-v=$(echo "$version" | sed 's/\./\\./g')
-abi="$v\.[0-9]+\+deb[0-9]+"
-pkgs=$(newest "linux-image-$abi-amd64-unsigned")
-if [ -z "$pkgs" ]; then
-    bin=$(newest "linux-binary-unsigned-$abi-amd64")
-    [ -n "$bin" ] || bin=$(newest "linux-binary-$abi-amd64")
-    if [ -n "$bin" ]; then
-        kabi=${bin#linux-binary-}
-        kabi=${kabi#unsigned-}
-        pkgs="$bin linux-modules-$kabi"
-    fi
-fi
-if [ -z "$pkgs" ]; then
-    say "no amd64 kernel $version in trixie or trixie-backports"
-    exit 1
-fi
-say "downloading $pkgs"
-# shellcheck disable=SC2086
-(cd "$dir/debs" && apt-get download -q $pkgs >&2)
-
-for deb in "$dir"/debs/*.deb; do
+for deb in $debs; do
     dpkg-deb -x "$deb" "$dir/x"
 done
 # /boot/vmlinuz-* up to 6.x, /usr/lib/modules/*/vmlinuz.unsigned since 7.x.
 kernel=$(find "$dir/x" -type f -name 'vmlinuz*' | head -n1)
 if [ -z "$kernel" ]; then
-    say "no vmlinuz in $pkgs"
+    say "no vmlinuz in the packages of kvm-host-$version"
     exit 1
 fi
 cp "$kernel" "$dir/vmlinuz"
@@ -122,8 +98,10 @@ done
 # L2's driver for the NVMe controller L1 assigns to it (kvm-nested-posted)
 modset=l2-modules
 add_module nvme
-rm -rf "$dir/x" "$dir/debs" "$dir/modules.names" "$dir/l2-modules.names" \
+rm -rf "$dir/x" "$dir/modules.names" "$dir/l2-modules.names" \
     "$dir/modules.index"
-echo "$pkgs" > "$dir/.done"
+(cd "$dir" && derived_sums_write . vmlinuz busybox modules.order \
+    l2-modules.order modules/* l2-modules/*)
+echo "$stamp" > "$dir/.pins"
 say "$(tr '\n' ' ' < "$dir/modules.order")"
 echo "$dir"
