@@ -30,9 +30,10 @@ esac
 cache=${QEMU_FORK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/qemu-irq-fork}
 dir="$cache/guests/kvm-host-$version"
 . "$(dirname "$0")/pinned-debs.sh"
+pinned_lock
 
 stamp=$(pinned_stamp "kvm-host-$version")
-if [ -z "$stamp" ]; then
+if [ -z "$(awk -v s="kvm-host-$version" '$1 == s' "$PINS_FILE")" ]; then
     say "no kernel $version in tests/guest/PINS (pinned:" \
         "$(awk '$1 ~ /^kvm-host-/ { sub(/kvm-host-/, "", $1); print $1 }' \
            "$PINS_FILE" | sort -u | tr '\n' ' ')); add its packages there"
@@ -48,9 +49,11 @@ rm -f "$dir/.done" "$dir/.pins"
 rm -rf "$dir/x" "$dir/modules" "$dir/l2-modules" "$dir/apt" "$dir/debs"
 mkdir -p "$dir/modules" "$dir/l2-modules"
 
-for deb in $debs; do
+while IFS= read -r deb; do
     dpkg-deb -x "$deb" "$dir/x"
-done
+done <<EOF
+$debs
+EOF
 # /boot/vmlinuz-* up to 6.x, /usr/lib/modules/*/vmlinuz.unsigned since 7.x.
 kernel=$(find "$dir/x" -type f -name 'vmlinuz*' | head -n1)
 if [ -z "$kernel" ]; then

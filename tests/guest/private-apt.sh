@@ -5,7 +5,8 @@
 # packages of another architecture or release are downloaded without
 # touching this machine's apt state.  Suites named *-security come from
 # $DEBIAN_SECURITY_MIRROR (default deb.debian.org/debian-security), the
-# others from $DEBIAN_MIRROR.  Sets and exports APT_CONFIG.
+# others from $DEBIAN_MIRROR.  This machine's apt.conf.d (a proxy, say)
+# still applies.  Sets and exports APT_CONFIG.
 private_apt() {
     _apt=$1 _arch=$2
     shift 2
