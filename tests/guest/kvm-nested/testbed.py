@@ -406,9 +406,18 @@ class L0Watcher(threading.Thread):
     @staticmethod
     def _hmp(conn):
         try:
-            return "\n".join("--- L0: %s ---\n%s" % (c, conn.hmp(c))
-                             for c in ("info status", "info cpus",
-                                       "info registers -a"))
+            out = ["--- L0: %s ---\n%s" % (c, conn.hmp(c))
+                   for c in ("info status", "info cpus",
+                             "info registers -a")]
+            # each vCPU's stack top: the return addresses of what L1
+            # was doing (a spinning CPU's callers)
+            cpus = len(re.findall(r"CPU #\d+", out[1]))
+            for i in range(cpus):
+                out.append("--- L0: CPU %d: x /32gx $sp ---\n%s" % (
+                    i, conn.cmd("human-monitor-command",
+                                **{"command-line": "x /32gx $sp",
+                                   "cpu-index": i})))
+            return "\n".join(out)
         except (OSError, ValueError, QMPError) as e:
             return "--- L0: no monitor answer (%s) ---" % e
 
