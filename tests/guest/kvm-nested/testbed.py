@@ -15,11 +15,13 @@ The L1 side is l1-init.sh; it reports on L1's second serial port.
 """
 
 import base64
+import ctypes
 import json
 import os
 import re
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -431,6 +433,13 @@ class L0Watcher(threading.Thread):
         return None
 
 
+def _die_with_parent():
+    """In L0's child before exec: SIGKILL when the test dies (a runner's
+    timeout kills the test, not L0), so no L0 outlives its test."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+
+
 def _backtraces(pid):
     """All threads' backtraces of process pid, where gdb is installed."""
     gdb = shutil.which("gdb")
@@ -478,7 +487,8 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                "-initrd", initrd, "-append", cmdline] + list(l0_extra_args)
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT,
+                                preexec_fn=_die_with_parent)
         watcher = L0Watcher(sock, proc, l0_shutdown_grace)
         watcher.start()
         diagnostics = ""
