@@ -71,6 +71,10 @@ AVIC_L1_TESTS_x86_64 := avic-exits
 # Our freestanding two-CPU x86 guest (tests/guest/x86/gif-race, built by
 # gif-race.mk) under MTTCG: CPU 0's GIF against CPU 1's FPU status loads.
 GIF_RACE_TESTS_x86_64 := gif-race
+# Our freestanding x86 L1 hypervisor (tests/guest/x86/inject-race, built
+# by inject-race.mk) under MTTCG: each interrupt VMRUN injects reaches L2
+# once while QEMU's main loop raises the PIT's ticks (patch 0053).
+INJECT_RACE_TESTS_x86_64 := inject-race
 
 .PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted bench-resets pq-status pq-export clean distclean
 
@@ -108,6 +112,7 @@ check: check-build stock ipi-bench-x86
 	    GUEST_COMPAT_TESTS_ppc64="$(GUEST_COMPAT_TESTS_ppc64)" \
 	    AVIC_L1_TESTS_x86_64="$(AVIC_L1_TESTS_x86_64)" \
 	    GIF_RACE_TESTS_x86_64="$(GIF_RACE_TESTS_x86_64)" \
+	    INJECT_RACE_TESTS_x86_64="$(INJECT_RACE_TESTS_x86_64)" \
 	    REPEAT_BUDGET="$(REPEAT_BUDGET)" scripts/run-checks.sh
 
 # The XICS stress test under ThreadSanitizer (own build in build-tsan/,
@@ -187,6 +192,7 @@ include tests/guest/ppc64/guest.mk
 include tests/guest/ppc64-linux/ipi-bench.mk
 include tests/guest/x86/avic-l1/avic-l1.mk
 include tests/guest/x86/gif-race/gif-race.mk
+include tests/guest/x86/inject-race/inject-race.mk
 
 pq-status:
 	scripts/pq status

@@ -16,7 +16,9 @@
 # KVM_HOST_GUEST_TESTS_x86_64 (tests/guest/x86/), and the tests with our own
 # x86 L1 hypervisor in AVIC_L1_TESTS_x86_64 (tests/guest/x86/avic-l1, built
 # by avic-l1.mk) and with our own two-CPU x86 guest in GIF_RACE_TESTS_x86_64
-# (tests/guest/x86/gif-race, built by gif-race.mk).  Prints one line per
+# (tests/guest/x86/gif-race, built by gif-race.mk), and with our own L1
+# hypervisor that injects interrupts in INJECT_RACE_TESTS_x86_64
+# (tests/guest/x86/inject-race).  Prints one line per
 # test and ends with "N passed, N failed, N skipped, N repeated"; exits
 # non-zero on a failure or when the nested test bed repeated runs more
 # often than REPEAT_BUDGET (the Makefile's, 0 unless set).  Logs go to
@@ -223,6 +225,8 @@ run_own_x86_guest() {
 
 run_own_x86_guest avic-l1 "$AVIC_L1_TESTS_x86_64"
 run_own_x86_guest gif-race "$GIF_RACE_TESTS_x86_64" \
+    "$top/build-stock/qemu-system-x86_64"
+run_own_x86_guest inject-race "$INJECT_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
 
 for t in $COMPAT_TESTS; do

@@ -1,0 +1,103 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * inject-race: multiboot entry (the L1 hypervisor), VMRUN, and L2:
+ * its code and its two interrupt handlers.  The checks are in
+ * inject-race.c.
+ */
+
+#include "../flat32.inc"
+
+/* the injected handler's time with IF clear, in loop iterations */
+#define HANDLER_SPIN 20000
+
+    .section .multiboot, "a"
+    .align 4
+    .long 0x1badb002, 0, -0x1badb002
+
+    .text
+    .code32
+    .globl _start
+_start:
+    lgdt gdt_desc
+    ljmp $FLAT32_CODE, $1f
+1:  LOAD_FLAT32_DATA_SEGMENTS
+    mov $bsp_stack_top, %esp
+    call bsp_main
+2:  cli
+    hlt
+    jmp 2b
+
+/* void svm_run(uint32_t vmcb): host GPRs are not kept by VMRUN */
+    .globl svm_run
+svm_run:
+    push %ebp
+    push %ebx
+    push %esi
+    push %edi
+    mov 20(%esp), %eax
+    vmrun
+    pop %edi
+    pop %esi
+    pop %ebx
+    pop %ebp
+    ret
+
+/* L2: interrupts (IF set) are taken here, then back to L1 */
+    .globl l2_entry
+l2_entry:
+    nop
+    vmmcall
+4:  jmp 4b
+
+/*
+ * L2's handler of the vector VMRUN injects: an interrupt gate, so IF is
+ * clear until its IRET.  Entered again before that IRET: the
+ * injection was delivered twice (counted, then the outer one goes on).
+ * The spin is plain arithmetic: an instruction that ends the
+ * translation block through the CPU loop (PAUSE) would hide the race.
+ */
+    .globl l2_injected
+l2_injected:
+    cmpl $0, in_injected
+    jne 6f
+    movl $1, in_injected
+    lock incl injected_count
+    push %ecx
+    mov $HANDLER_SPIN, %ecx
+5:  dec %ecx
+    jnz 5b
+    pop %ecx
+    movl $0, in_injected
+    iret
+6:  lock incl injected_nested
+    iret
+
+/* L2's handler of the PIT's ticks: count, EOI to the 8259 */
+    .globl l2_tick
+l2_tick:
+    lock incl tick_count
+    push %eax
+    mov $0x20, %al
+    outb %al, $0x20
+    pop %eax
+    iret
+
+    .data
+    FLAT32_GDT
+    .align 4
+    .globl injected_count, injected_nested, tick_count
+injected_count:  .long 0
+injected_nested: .long 0
+tick_count:      .long 0
+in_injected:     .long 0
+
+    .bss
+    .align 16
+    .space 8192
+bsp_stack_top:
+    .space 8192
+    .globl l2_stack_top
+l2_stack_top:
+
+    .section .note.GNU-stack, "", @progbits
