@@ -18,7 +18,9 @@ void l2_tick(void);
 /* inject-race.c, called from start.S */
 void bsp_main(void);
 
-/* counted by the L2 handlers in start.S */
-extern volatile uint32_t injected_count, injected_nested, tick_count;
+/* counted by the L2 handlers in start.S; window_ticks: injections
+ * during whose handler (IF clear) the PIT raised IRQ 0 */
+extern volatile uint32_t injected_count, injected_nested, tick_count,
+    window_ticks;
 
 #endif

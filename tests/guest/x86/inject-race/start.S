@@ -63,15 +63,34 @@ l2_injected:
     jne 6f
     movl $1, in_injected
     lock incl injected_count
+    push %eax
+    push %ecx
+    call pic_irr0
+    mov %eax, %ecx
     push %ecx
     mov $HANDLER_SPIN, %ecx
 5:  dec %ecx
     jnz 5b
     pop %ecx
+    call pic_irr0
+    /* a tick raised while IF was clear: the kick the race needs */
+    cmp %eax, %ecx
+    jae 7f
+    lock incl window_ticks
+7:  pop %ecx
+    pop %eax
     movl $0, in_injected
     iret
 6:  lock incl injected_nested
     iret
+
+/* %eax := the 8259's IRR bit of IRQ 0 (OCW3: read IRR) */
+pic_irr0:
+    mov $0x0a, %al
+    outb %al, $0x20
+    inb $0x20, %al
+    and $1, %eax
+    ret
 
 /* L2's handler of the PIT's ticks: count, EOI to the 8259 */
     .globl l2_tick
@@ -86,10 +105,11 @@ l2_tick:
     .data
     FLAT32_GDT
     .align 4
-    .globl injected_count, injected_nested, tick_count
+    .globl injected_count, injected_nested, tick_count, window_ticks
 injected_count:  .long 0
 injected_nested: .long 0
 tick_count:      .long 0
+window_ticks:    .long 0
 in_injected:     .long 0
 
     .bss
