@@ -4,7 +4,7 @@
 #   make          configure when needed, then build both binaries
 #   make demo     boot each binary, ask QMP, print a summary
 #   make check    our tests + the nearest upstream qtests; ends with
-#                 "N passed, N failed"
+#                 "N passed, N failed, N skipped, N repeated"
 #   make bench    XICS benchmarks of the fork against stock QEMU (our
 #                 ppc64 guest, then Linux: also `make bench-linux`)
 #   make check-tsan  the XICS stress test under ThreadSanitizer
@@ -173,7 +173,7 @@ bench-posted: build
 	    build/qemu-system-x86_64 "$(BENCH_POSTED_KERNELS)" \
 	    "$(BENCH_POSTED_VCPUS)" $(BENCH_POSTED_RUNS) $(BENCH_POSTED_READS)
 
-# Nested test bed stability: how often L0, L1 and L2 fail, nothing
+# Nested test bed failure rates: how often L0, L1 and L2 fail, nothing
 # repeated, with stock QEMU and the fork (plain, and with AVIC/x2AVIC
 # and the GA-mode IOMMU) as L0, L1 Linux BENCH_RESETS_KERNEL, L2 boots
 # at 2 and 8 vCPUs (BENCH_RESETS_WORKLOADS), BENCH_RESETS_RUNS rounds

@@ -6,7 +6,7 @@ kernel as KVM host, the fork's binary as its QEMU) and the same L2
 boots, nothing repeated.  Runs the L0 configurations in turn, run by
 run, so a busy moment of the host falls on all of them alike, and ends
 with one table row per configuration (docs/benchmarks.md, "Nested test
-bed stability").
+bed failure rates").
 
 L0 configurations:
   stock       stock QEMU 10.0.13 (make stock), EPYC-Rome, amd-iommu
@@ -33,7 +33,7 @@ from testbed import TestbedError, l2_stopped, run_testbed  # noqa: E402
 import avic  # noqa: E402
 import posted  # noqa: E402
 
-# A run that succeeds takes 15-25 s here: limits of several times that
+# A run that succeeds takes 15-45 s here: limits of several times that
 # keep a hang from costing the measurement ten minutes.
 WORKLOADS = {
     "smoke": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "2"],

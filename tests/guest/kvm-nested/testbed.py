@@ -393,8 +393,12 @@ class L0Watcher(threading.Thread):
                 if not ready and b"\n" not in conn.buf:
                     continue
                 msg = conn._recv()
-                if msg.get("event") == "SHUTDOWN":
-                    reason = msg.get("data", {}).get("reason", "?")
+                reason = msg.get("data", {}).get("reason", "?")
+                # the first shutdown only, and not the quit of a test
+                # bed thread (posted.py's poller) or of a signal
+                if msg.get("event") == "SHUTDOWN" and \
+                        self.shutdown_reason is None and \
+                        reason not in ("host-qmp-quit", "host-signal"):
                     self.shutdown_reason = reason
                     if reason != "guest-shutdown":
                         self.registers = self._hmp(conn)
@@ -433,11 +437,14 @@ class L0Watcher(threading.Thread):
         return None
 
 
+# bound here, not in the forked child (no dlopen between fork and exec)
+_prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
 def _die_with_parent():
-    """In L0's child before exec: SIGKILL when the test dies (a runner's
-    timeout kills the test, not L0), so no L0 outlives its test."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    """In L0's child before exec: SIGKILL when the test's process dies
+    (killed on its own, say by hand), so no L0 outlives its test."""
+    _prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
 
 
 def _backtraces(pid):
