@@ -53,10 +53,13 @@ NESTED_KVM_TESTS := kvm-nested-smoke kvm-nested-apicv kvm-nested-amd-iommu \
 KVM_HOST_GUEST_TESTS_x86_64 := amd-iommu-events
 # How often the nested test bed may repeat a run whose L2 reset or hung
 # (testbed.py), for all of `make check` together and for each test bed
-# call of the benchmarks: 0, so any repeat fails `make check`
-# (`make check REPEAT_BUDGET=2` to look past one).  L0, L1 and KVM
+# call of the benchmarks.  2, not 0, while one failure stays open: an
+# L2 on L1 avic=1 hangs early in about 1 boot in 18 (docs/benchmarks.md,
+# "Nested test bed failure rates"; make check has 6 such boots).  Each
+# repeat is printed, shown beside its test and counted in the closing
+# line; `make check REPEAT_BUDGET=0` allows none.  L0, L1 and KVM
 # failures are never repeated.
-REPEAT_BUDGET ?= 0
+REPEAT_BUDGET ?= 2
 # Fork against stock QEMU of the same base (make stock).
 COMPAT_TESTS := xics-migration
 # Our freestanding ppc64 guest (tests/guest/ppc64/guest, built by

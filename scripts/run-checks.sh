@@ -21,7 +21,7 @@
 # (tests/guest/x86/inject-race).  Prints one line per
 # test and ends with "N passed, N failed, N skipped, N repeated"; exits
 # non-zero on a failure or when the nested test bed repeated runs more
-# often than REPEAT_BUDGET (the Makefile's, 0 unless set).  Logs go to
+# often than REPEAT_BUDGET (the Makefile's; 0 if unset).  Logs go to
 # build/check-logs/.
 #
 # Skips: a test that exits 77 is skipped; a passing test's own skipped
