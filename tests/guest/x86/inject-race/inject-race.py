@@ -11,7 +11,7 @@ ran with IF clear: the kicks that show the bug came) and "DONE 0".
 With a second QEMU (stock, of the same base) it also runs the guest
 there, once, on q35, and asserts that the guest completes its rounds
 and counts double deliveries (DONE > 0, exit status 3): stock QEMU
-10.0.13 delivered 2,206-2,977 injections twice per run in 3 of 3
+10.0.13 delivered 2,241-2,997 injections twice per run in 7 of 7
 runs, measured while another job kept both host cores busy, so the
 check is seen to catch the bug each time it runs.
 
