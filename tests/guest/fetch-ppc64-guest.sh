@@ -21,24 +21,7 @@ say() { echo "fetch-ppc64-guest: $*" >&2; }
 . "$(dirname "$0")/pinned-debs.sh"
 pinned_lock
 
-debs=$(pinned_debs ppc64)
-stamp=$(pinned_stamp ppc64)
-if ! derived_current "$dir" "$stamp"; then
-    rm -rf "$dir/root" "$dir/kernel" "$dir/.pins" "$dir/kernel.done" \
-        "$dir/apt"
-    while IFS= read -r deb; do
-        case "$deb" in
-            */busybox-static_*) dpkg-deb -x "$deb" "$dir/root" ;;
-            *) dpkg-deb -x "$deb" "$dir/kernel" ;;
-        esac
-    done <<EOF
-$debs
-EOF
-    cp "$dir"/kernel/boot/vmlinux-* "$dir/vmlinux"
-    rm -rf "$dir/kernel"
-    derived_sums_write "$dir" vmlinux root/bin/busybox
-    echo "$stamp" > "$dir/.pins"
-fi
+kernel_guest ppc64 "$dir" vmlinux
 
 /usr/bin/python3 "$top/tests/guest/mkinitramfs.py" "$dir/initrd.gz" \
     "$dir/root/bin/busybox" "$top/tests/guest/ppc64-linux/init.sh"

@@ -20,23 +20,7 @@ say() { echo "fetch-x86-guest: $*" >&2; }
 . "$(dirname "$0")/pinned-debs.sh"
 pinned_lock
 
-debs=$(pinned_debs x86)
-stamp=$(pinned_stamp x86)
-if ! derived_current "$dir" "$stamp"; then
-    rm -rf "$dir/root" "$dir/kernel" "$dir/.pins" "$dir"/*.done
-    while IFS= read -r deb; do
-        case "$deb" in
-            */busybox-static_*) dpkg-deb -x "$deb" "$dir/root" ;;
-            *) dpkg-deb -x "$deb" "$dir/kernel" ;;
-        esac
-    done <<EOF
-$debs
-EOF
-    cp "$dir"/kernel/boot/vmlinuz-* "$dir/vmlinuz"
-    rm -rf "$dir/kernel"
-    derived_sums_write "$dir" vmlinuz root/bin/busybox
-    echo "$stamp" > "$dir/.pins"
-fi
+kernel_guest x86 "$dir" vmlinuz
 
 # The initramfs follows init.sh, so it is rebuilt when the script changes.
 /usr/bin/python3 "$top/tests/guest/mkinitramfs.py" "$dir/initrd.gz" \

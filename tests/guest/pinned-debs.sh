@@ -16,6 +16,10 @@
 #                         the .debs of STAMP (DIR/.pins) that still
 #                         match DIR/SHA256SUMS
 #   derived_sums_write DIR FILE...   writes DIR/SHA256SUMS
+#   kernel_guest SET DIR IMAGE   a kernel-plus-busybox guest (x86,
+#                         ppc64): DIR/IMAGE (/boot/IMAGE-* of SET's
+#                         kernel) and DIR/root/bin/busybox, extracted
+#                         again unless derived_current
 #
 # A pinned .deb is taken from, in order: the cache (if its sum matches),
 # $QEMU_FORK_DEBS (a folder of .debs the user supplies, for versions
@@ -156,4 +160,23 @@ derived_current() {
         return 0
     say "files in $1 do not match its SHA256SUMS; extracting them again"
     return 1
+}
+
+kernel_guest() {
+    _debs=$(pinned_debs "$1")
+    _stamp=$(pinned_stamp "$1")
+    derived_current "$2" "$_stamp" && return 0
+    rm -rf "$2/root" "$2/kernel" "$2/.pins" "$2"/*.done "$2/apt"
+    while IFS= read -r _deb; do
+        case "$_deb" in
+            */busybox-static_*) dpkg-deb -x "$_deb" "$2/root" ;;
+            *) dpkg-deb -x "$_deb" "$2/kernel" ;;
+        esac
+    done <<EOL
+$_debs
+EOL
+    cp "$2"/kernel/boot/"$3"-* "$2/$3"
+    rm -rf "$2/kernel"
+    derived_sums_write "$2" "$3" root/bin/busybox
+    echo "$_stamp" > "$2/.pins"
 }
