@@ -23,9 +23,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
-#include "qemu/atomic128.h"
 #include "qemu/bswap.h"
-#include "qemu/rcu.h"
 #include "exec/memory.h"
 #include "exec/address-spaces.h"
 #include "system/dma.h"
@@ -35,6 +33,7 @@
 #include "amd_iommu.h"
 #include "amd_iommu-ga.h"
 #include "amd_iommu-intcapxt.h"
+#include "x86-iommu-ram.h"
 #include "trace.h"
 
 /* vAPIC page: IRR registers start at 0x200, one 32-bit word per 16 bytes */
@@ -208,61 +207,25 @@ bool amdvi_ga_mmio_write(AMDVIState *s, hwaddr addr, uint64_t val,
 static bool post_irr(hwaddr page, uint8_t vector)
 {
     hwaddr addr = page + VAPIC_IRR_OFFSET + (vector / 32) * 16;
-    hwaddr xlat, len = sizeof(uint32_t);
-    MemoryRegion *mr;
-    uint32_t *word;
+    uint32_t *word = x86_iommu_ram_map(addr, sizeof(*word), true);
 
-    RCU_READ_LOCK_GUARD();
-    mr = address_space_translate(&address_space_memory, addr, &xlat, &len,
-                                 true, MEMTXATTRS_UNSPECIFIED);
-    if (!memory_region_is_ram(mr) || memory_region_is_rom(mr) ||
-        memory_region_is_ram_device(mr) || len < sizeof(uint32_t)) {
-        return false;
-    }
-    /*
-     * Mapped RAM gives the guest's own page; unmapping it as written
-     * marks it dirty and drops translated code there, as any DMA write.
-     */
-    len = sizeof(uint32_t);
-    word = address_space_map(&address_space_memory, addr, &len, true,
-                             MEMTXATTRS_UNSPECIFIED);
     if (!word) {
         return false;
     }
-    if (len != sizeof(uint32_t)) {
-        address_space_unmap(&address_space_memory, word, len, true, 0);
-        return false;
-    }
     qatomic_or(word, cpu_to_le32(1U << (vector % 32)));
-    address_space_unmap(&address_space_memory, word, len, true, len);
+    x86_iommu_ram_unmap(word, sizeof(*word), true);
     return true;
 }
 
 bool amdvi_ga_read_irte(hwaddr addr, uint64_t *lo, uint64_t *hi)
 {
-    hwaddr xlat, len = 16;
-    MemoryRegion *mr;
-    Int128 *ptr;
-    Int128 v;
+    uint64_t le[2];
 
-    if (!HAVE_ATOMIC128_RW || (addr & 15)) {
+    if (!x86_iommu_ram_read128(addr, le)) {
         return false;
     }
-    RCU_READ_LOCK_GUARD();
-    mr = address_space_translate(&address_space_memory, addr, &xlat, &len,
-                                 false, MEMTXATTRS_UNSPECIFIED);
-    if (!memory_region_is_ram(mr) || memory_region_is_rom(mr) ||
-        memory_region_is_ram_device(mr) || len < 16) {
-        return false;
-    }
-    ptr = memory_region_get_ram_ptr(mr) + xlat;
-    if ((uintptr_t)ptr & 15) {
-        return false;           /* the host mapping must be aligned too */
-    }
-    /* One 16-byte load: a guest's cmpxchg16b is seen whole or not at all */
-    v = atomic16_read_rw(ptr);
-    *lo = le64_to_cpu(int128_getlo(v));
-    *hi = le64_to_cpu(int128_gethi(v));
+    *lo = le64_to_cpu(le[0]);
+    *hi = le64_to_cpu(le[1]);
     return true;
 }
 

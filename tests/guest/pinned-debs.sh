@@ -66,7 +66,10 @@ _pinned_fail() {
 # updated once per suite and call ($_pinned_updated).
 _pinned_download() {
     _apt="$cache/apt/$arch-$suite"
-    private_apt "$_apt" "$arch" "$suite"
+    # Architecture-independent packages come through the amd64 indexes.
+    _apt_arch=$arch
+    [ "$arch" != all ] || _apt_arch=amd64
+    private_apt "$_apt" "$_apt_arch" "$suite"
     case " $_pinned_updated " in
         *" $arch-$suite "*) ;;
         *)

@@ -1,0 +1,224 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * Interrupt posting of the emulated Intel IOMMU (VT-d PI), see
+ * intel_iommu-posted.h.  Opt-in (x-posted-intr, default off), so the
+ * CAP register and the migration stream stay stock's otherwise.
+ *
+ * A posted-format IRTE (IM=1) carries the vector, URG and the address
+ * of a 64-byte posted-interrupt descriptor (PDA); the descriptor holds
+ * the 256-bit PIR, ON, SN, the notification vector NV and destination
+ * NDST.  Posting sets the PIR bit of the vector and, when ON was clear
+ * and (URG or not SN), sets ON and sends NV to NDST (VT-d
+ * specification, "Interrupt-Posting Hardware Operation").
+ *
+ * The descriptor is updated in place in guest RAM with host atomics,
+ * PIR first, then ON with a compare-and-swap: a guest vCPU that
+ * harvests the PIR (Linux: xchg of each 64-bit word, clear ON, look at
+ * the PIR again) on another thread under MTTCG or KVM sees every
+ * posted bit either in its harvest or in its second look.  A
+ * descriptor outside plain RAM, or with reserved fields set, is not
+ * touched and faults.
+ *
+ * Under KVM (kernel-irqchip=split) interrupts of devices QEMU emulates
+ * come through the interrupt-remapping region and are posted here.
+ * KVM MSI routes (irqfds of vhost, VFIO) would bypass the model, so
+ * while posting is on, none is translated: vfio and vhost-net then
+ * deliver through QEMU (and are posted), each refusal traced and
+ * counted.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/bitops.h"
+#include "qemu/bswap.h"
+#include "qapi/error.h"
+#include "hw/i386/apic_internal.h"
+#include "hw/i386/x86-iommu.h"
+#include "system/irq-stats.h"
+#include "intel_iommu_internal.h"
+#include "intel_iommu-posted.h"
+#include "x86-iommu-ram.h"
+#include "trace.h"
+
+/* Posted-format IRTE fields (VT-d "IRTE for Posted Interrupts") */
+#define IRTE_VECTOR(lo)         extract64(lo, 16, 8)
+#define IRTE_PDA(lo, hi)        ((extract64(hi, 32, 32) << 32) | \
+                                 (extract64(lo, 38, 26) << 6))
+/* Reserved: bits 7:2, 13:12, 37:24 and 95:84 */
+#define IRTE_RSVD_LO            (MAKE_64BIT_MASK(2, 6) | \
+                                 MAKE_64BIT_MASK(12, 2) | \
+                                 MAKE_64BIT_MASK(24, 14))
+#define IRTE_RSVD_HI            MAKE_64BIT_MASK(20, 12)
+
+/* Posted-interrupt descriptor: PIR, then the control quadword */
+#define PD_SIZE                 64
+#define PD_CONTROL              32
+#define PD_ON                   (1ULL << 0)
+#define PD_SN                   (1ULL << 1)
+#define PD_NV(ctl)              extract64(ctl, 16, 8)
+#define PD_NDST(ctl)            extract64(ctl, 32, 32)
+/* Reserved: bits 271:258 and 287:280, and everything from bit 320 */
+#define PD_CONTROL_RSVD         (MAKE_64BIT_MASK(2, 14) | \
+                                 MAKE_64BIT_MASK(24, 8))
+/* With EIME=0, NDST holds the xAPIC ID in bits 15:8, the rest reserved */
+#define PD_NDST_XAPIC_RSVD      (MAKE_64BIT_MASK(32, 8) | \
+                                 MAKE_64BIT_MASK(48, 16))
+
+static const IrqStatDef vtd_pi_stat_defs[VTD_PI_STAT__MAX] = {
+    /* Interrupts whose vector was set in a descriptor's PIR, */
+    [VTD_PI_STAT_POSTED] = {
+        "vtd-posted-interrupts", STATS_TYPE_CUMULATIVE },
+    /* notification events sent (ON was clear, and URG or not SN), */
+    [VTD_PI_STAT_NOTIFICATIONS] = {
+        "vtd-posted-notifications", STATS_TYPE_CUMULATIVE },
+    /* posted interrupts that found ON set: coalesced into a pending one, */
+    [VTD_PI_STAT_COALESCED] = {
+        "vtd-posted-coalesced", STATS_TYPE_CUMULATIVE },
+    /* posted interrupts whose PIR bit was already set, */
+    [VTD_PI_STAT_PIR_ALREADY_SET] = {
+        "vtd-posted-pir-already-set", STATS_TYPE_CUMULATIVE },
+    /* posted interrupts whose notification SN suppressed (URG clear), */
+    [VTD_PI_STAT_SUPPRESSED] = {
+        "vtd-posted-suppressed", STATS_TYPE_CUMULATIVE },
+    /* posted IRTEs or descriptors that faulted (reserved fields, bad PDA), */
+    [VTD_PI_STAT_FAULTS] = {
+        "vtd-posted-faults", STATS_TYPE_CUMULATIVE },
+    /* KVM MSI routes not set up because posting is on. */
+    [VTD_PI_STAT_KVM_ROUTES_REFUSED] = {
+        "vtd-posted-kvm-routes-refused", STATS_TYPE_CUMULATIVE },
+};
+
+bool vtd_pi_realize(IntelIOMMUState *s, Error **errp)
+{
+    if (!s->posted_intr) {
+        return true;
+    }
+    if (!x86_iommu_ir_supported(X86_IOMMU_DEVICE(s))) {
+        error_setg(errp, "x-posted-intr=on requires intremap=on");
+        error_append_hint(errp, "Add intremap=on to -device intel-iommu, "
+                          "or drop x-posted-intr=on.\n");
+        return false;
+    }
+    s->pi_stats = g_new0(VTDPIStats, 1);
+    s->pi_stats->group = irq_stats_register(OBJECT(s),
+                                            STATS_TARGET_IRQ_DEVICE,
+                                            vtd_pi_stat_defs,
+                                            s->pi_stats->count,
+                                            VTD_PI_STAT__MAX);
+    return true;
+}
+
+bool vtd_pi_irte_reserved(const VTD_IR_TableEntry *irte)
+{
+    return (irte->data[0] & IRTE_RSVD_LO) || (irte->data[1] & IRTE_RSVD_HI);
+}
+
+uint8_t vtd_pi_irte_vector(const VTD_IR_TableEntry *irte)
+{
+    return IRTE_VECTOR(irte->data[0]);
+}
+
+static bool pd_reserved(IntelIOMMUState *s, uint64_t ctl, const uint64_t *pd)
+{
+    int i;
+
+    if ((ctl & PD_CONTROL_RSVD) ||
+        (!s->intr_eime && (ctl & PD_NDST_XAPIC_RSVD))) {
+        return true;
+    }
+    for (i = PD_CONTROL / 8 + 1; i < PD_SIZE / 8; i++) {
+        if (qatomic_read(&pd[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The notification event: NV to NDST, physical, fixed, edge. */
+static void pi_notify(IntelIOMMUState *s, hwaddr pda, uint64_t ctl)
+{
+    X86IOMMUIrq irq = {
+        .vector = PD_NV(ctl),
+        .dest = s->intr_eime ? PD_NDST(ctl) : extract64(ctl, 40, 8),
+        .delivery_mode = APIC_DM_FIXED,
+    };
+    MSIMessage msg;
+
+    x86_iommu_irq_to_msi_message(&irq, &msg);
+    trace_vtd_pi_notify(pda, irq.vector, irq.dest);
+    vtd_pi_stat(s, VTD_PI_STAT_NOTIFICATIONS);
+    apic_get_class(NULL)->send_msi(&msg);
+}
+
+VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
+                           uint16_t sid, uint16_t index)
+{
+    uint64_t lo = irte->data[0], hi = irte->data[1];
+    hwaddr pda = IRTE_PDA(lo, hi);
+    uint8_t vector = IRTE_VECTOR(lo);
+    bool urgent = lo & VTD_PI_IRTE_URG;
+    uint32_t bit = 1U << (vector % 32), old_pir;
+    uint64_t *pd, *control, old, new;
+    uint32_t *pir;
+
+    trace_vtd_pi_post(sid, index, pda, vector, urgent);
+    pd = x86_iommu_ram_map(pda, PD_SIZE, true);
+    if (!pd) {
+        trace_vtd_pi_fault(index, pda, "descriptor not in guest RAM");
+        vtd_pi_stat(s, VTD_PI_STAT_FAULTS);
+        return VTD_FR_IR_PID_ACCESS;
+    }
+    control = &pd[PD_CONTROL / 8];
+    if (pd_reserved(s, le64_to_cpu(qatomic_read(control)), pd)) {
+        x86_iommu_ram_unmap(pd, PD_SIZE, false);
+        trace_vtd_pi_fault(index, pda, "reserved field set in descriptor");
+        vtd_pi_stat(s, VTD_PI_STAT_FAULTS);
+        return VTD_FR_IR_PID_RSVD;
+    }
+
+    /* PIR first: a harvest that clears ON looks at the PIR again after. */
+    pir = (uint32_t *)pd + vector / 32;
+    old_pir = le32_to_cpu(qatomic_fetch_or(pir, cpu_to_le32(bit)));
+    vtd_pi_stat(s, VTD_PI_STAT_POSTED);
+    if (old_pir & bit) {
+        vtd_pi_stat(s, VTD_PI_STAT_PIR_ALREADY_SET);
+    }
+
+    old = le64_to_cpu(qatomic_read(control));
+    for (;;) {
+        if (old & PD_ON) {
+            vtd_pi_stat(s, VTD_PI_STAT_COALESCED);
+            break;
+        }
+        if ((old & PD_SN) && !urgent) {
+            vtd_pi_stat(s, VTD_PI_STAT_SUPPRESSED);
+            break;
+        }
+        new = old | PD_ON;
+        new = le64_to_cpu(qatomic_cmpxchg(control, cpu_to_le64(old),
+                                          cpu_to_le64(new)));
+        if (new == old) {
+            break;
+        }
+        old = new;              /* the guest changed it: decide again */
+    }
+    x86_iommu_ram_unmap(pd, PD_SIZE, true);
+
+    if (!(old & PD_ON) && (urgent || !(old & PD_SN))) {
+        pi_notify(s, pda, old);
+    } else {
+        trace_vtd_pi_no_notify(pda, old & PD_ON ? "ON set" : "SN set");
+    }
+    return 0;
+}
+
+bool vtd_pi_refuse_kvm_route(IntelIOMMUState *s, uint16_t sid)
+{
+    if (!s->posted_intr) {
+        return false;
+    }
+    trace_vtd_pi_kvm_route_refused(sid);
+    vtd_pi_stat(s, VTD_PI_STAT_KVM_ROUTES_REFUSED);
+    return true;
+}
