@@ -18,7 +18,7 @@ PIN=/etc/apt/preferences.d/qemu-irq-fork
 PKGS="build-essential pkg-config git ccache ninja-build meson python3 \
 python3-venv python3-pycotap python3-tomli dpkg-dev xz-utils gdb \
 libglib2.0-dev libpixman-1-dev libfdt-dev libslirp-dev zlib1g-dev \
-flex bison seabios ipxe-qemu qemu-system-data \
+flex bison bc libelf-dev libssl-dev seabios ipxe-qemu qemu-system-data \
 gcc-powerpc64le-linux-gnu binutils-powerpc64le-linux-gnu \
 libc6-dev-ppc64el-cross \
 libvirt-daemon-driver-qemu libvirt-daemon libvirt-clients"

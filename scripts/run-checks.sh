@@ -229,6 +229,36 @@ run_own_x86_guest gif-race "$GIF_RACE_TESTS_x86_64" \
 run_own_x86_guest inject-race "$INJECT_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
 
+# Linux's posted MSI on the emulated Intel IOMMU: a kernel built from
+# Debian's source (fetch-posted-msi-guest.sh), under MTTCG and as L2 on
+# KVM in the nested test bed.
+if [ -n "${POSTED_MSI_TESTS_x86_64// }${POSTED_MSI_KVM_TESTS// }" ]; then
+    if pmsi=$(sh "$top/tests/guest/fetch-posted-msi-guest.sh" \
+              2>"$logs/posted-msi-fetch.log"); then
+        for t in $POSTED_MSI_TESTS_x86_64; do
+            run_one "guest-x86_64/$t" 600 /usr/bin/python3 \
+                "$top/tests/guest/posted-msi/$t.py" \
+                "$top/build/qemu-system-x86_64" "$pmsi"
+        done
+        if host=$(sh "$top/tests/guest/fetch-kvm-host.sh" \
+                  "$POSTED_MSI_KVM_KERNEL"); then
+            for t in $POSTED_MSI_KVM_TESTS; do
+                run_one "kvm-nested-$POSTED_MSI_KVM_KERNEL/$t" 1500 \
+                    /usr/bin/python3 "$top/tests/guest/kvm-nested/$t.py" \
+                    "$top/build/qemu-system-x86_64" "$host" "$pmsi"
+            done
+        else
+            fail_unbuilt "kvm-nested-$POSTED_MSI_KVM_KERNEL" \
+                "Linux $POSTED_MSI_KVM_KERNEL could not be fetched" \
+                posted-msi-fetch.log $POSTED_MSI_KVM_TESTS
+        fi
+    else
+        fail_unbuilt guest-x86_64 "the posted-MSI guest could not be built" \
+            posted-msi-fetch.log $POSTED_MSI_TESTS_x86_64 \
+            $POSTED_MSI_KVM_TESTS
+    fi
+fi
+
 for t in $COMPAT_TESTS; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
         "$top/build/qemu-system-ppc64" "$top/build-stock/qemu-system-ppc64"

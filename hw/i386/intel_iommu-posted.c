@@ -111,7 +111,7 @@ bool vtd_pi_realize(IntelIOMMUState *s, Error **errp)
 
 bool vtd_pi_irte_reserved(const VTD_IR_TableEntry *irte)
 {
-    return (irte->data[0] & IRTE_RSVD_LO) || (irte->data[1] & IRTE_RSVD_HI);
+    return irte->data[0] & IRTE_RSVD_LO || irte->data[1] & IRTE_RSVD_HI;
 }
 
 uint8_t vtd_pi_irte_vector(const VTD_IR_TableEntry *irte)

@@ -6,7 +6,7 @@
 # of Debian's linux-source-6.12 package (set posted-msi in
 # tests/guest/PINS, version and SHA256 checked) with `make tinyconfig`
 # plus the options of tests/guest/posted-msi/kernel.config, each checked
-# to be =y afterwards, and an initramfs of busybox-static running
+# afterwards, and an initramfs of busybox-static running
 # tests/guest/posted-msi/init.sh.  Cached in
 # $QEMU_FORK_CACHE/guests/posted-msi: rebuilt only when PINS, this
 # script or the config change, the built bzImage checked against its
@@ -55,11 +55,17 @@ EOL
     (
         cd "$dir/src"
         make -s tinyconfig >&2
-        for o in $opts; do scripts/config -e "$o"; done
+        for o in $opts; do
+            case "$o" in
+                *=*) scripts/config --set-val "${o%%=*}" "${o#*=}" ;;
+                *) scripts/config -e "$o" ;;
+            esac
+        done
         make -s olddefconfig >&2
         for o in $opts; do
-            grep -qx "CONFIG_$o=y" .config ||
-                { echo "fetch-posted-msi-guest: CONFIG_$o is not set after olddefconfig" >&2; exit 1; }
+            case "$o" in *=*) want="CONFIG_$o" ;; *) want="CONFIG_$o=y" ;; esac
+            grep -qx "$want" .config ||
+                { echo "fetch-posted-msi-guest: $want is not so after olddefconfig" >&2; exit 1; }
         done
         say "building bzImage"
         make -s -j"$(nproc)" bzImage >&2

@@ -90,14 +90,25 @@ for r in /runs/*; do
         feeder= reader=
         if [ -f "$r/qmp_at" ]; then
             # qmp_at: the QMP lines go to the monitor (-chardev pipe
-            # tbq) once stdout shows that text
+            # tbq) as stdout shows its texts, one per line: at the
+            # first, qmp_capabilities and the first command; at each
+            # next one, the next command; the rest after the last
             mkfifo /tmp/tbq.in /tmp/tbq.out
             cat /tmp/tbq.out > /tmp/qmpout &
             reader=$!
-            { until grep -qF "$(cat "$r/qmp_at")" /tmp/out; do
-                  usleep 100000
-              done
-              feed "$r/qmp"; } > /tmp/tbq.in &
+            { i=0
+              while IFS= read -r at; do
+                  until grep -qF "$at" /tmp/out; do
+                      usleep 100000
+                  done
+                  i=$((i + 1))
+                  first=$((i + 1))
+                  [ $i -gt 1 ] || first=1
+                  sed -n "${first},$((i + 1))p" "$r/qmp" > /tmp/qmp.part
+                  feed /tmp/qmp.part
+              done < "$r/qmp_at"
+              sed -n "$((i + 2)),\$p" "$r/qmp" > /tmp/qmp.part
+              feed /tmp/qmp.part; } > /tmp/tbq.in &
             feeder=$!
         fi
         { timeout -s KILL "$tb_timeout" $qemu "$@" < /dev/null 2> /tmp/err

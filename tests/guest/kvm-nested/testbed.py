@@ -126,9 +126,11 @@ def _write_run(root, index, name, args, qmp=None, stamp=False,
         raise ValueError("run %s: a stamped run's QMP needs qmp_at" % name)
     if qmp_at is not None:
         # a stamped run's QMP: sent to a pipe monitor once its stdout
-        # shows qmp_at, the replies reported as its QMP section
+        # shows qmp_at (a text, or a list of texts: the n-th command
+        # when the n-th shows), the replies reported as its QMP section
         with open(os.path.join(d, "qmp_at"), "w") as f:
-            f.write(qmp_at)
+            f.writelines(t + "\n" for t in
+                         ([qmp_at] if isinstance(qmp_at, str) else qmp_at))
         args = list(args) + ["-chardev", "pipe,id=tbq,path=/tmp/tbq",
                              "-mon", "chardev=tbq,mode=control"]
     with open(os.path.join(d, "args"), "w") as f:
@@ -162,7 +164,8 @@ def build_l1_initrd(qemu_l1, hostdir, cases, l2, path, after=()):
                 _write_run(root, i, case["name"], case["args"],
                            case.get("qmp", []), case.get("stamp", False))
         if l2 is not None:
-            _copy(os.path.join(hostdir, "vmlinuz"), root, "l2/vmlinuz")
+            _copy(l2.get("kernel") or os.path.join(hostdir, "vmlinuz"),
+                  root, "l2/vmlinuz")
             _l2_initrd(hostdir, os.path.join(root, "l2/initrd"),
                        l2.get("files"))
             _write_run(root, len(cases), "l2", L2_ARGS + list(l2["args"]),
@@ -267,8 +270,10 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
                 run_timeout=RUN_TIMEOUT, after=(), l0_shutdown_grace=0):
     """Boot L1 under qemu_l0, run each case with qemu_l1 in L1, then
     (if l2_boot) an L2 guest with l2["args"] added (l2 may also have
-    "files" for its initramfs, "stamp" for stamped stdout lines, and
-    "qmp" commands sent once its stdout shows l2["qmp_at"], their
+    "kernel", a kernel image instead of HOSTDIR's, "files" for its
+    initramfs, "stamp" for stamped stdout lines, and
+    "qmp" commands sent once its stdout shows l2["qmp_at"], or the
+    n-th command when it shows the n-th of a list of texts, their
     replies in res["l2"]["qmp"]).  A case is
     {"name": str, "args": [L1 QEMU args], "qmp": [commands]}; the
     L1 QEMU always gets -L /fw -display none -nodefaults, and -qmp stdio
