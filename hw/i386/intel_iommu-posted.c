@@ -180,6 +180,8 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
     /* PIR first: a harvest that clears ON looks at the PIR again after. */
     pir = (uint32_t *)pd + vector / 32;
     old_pir = le32_to_cpu(qatomic_fetch_or(pir, cpu_to_le32(bit)));
+    /* Against the harvest's ON clear then PIR re-read: store, then load */
+    smp_mb__after_rmw();
     vtd_pi_stat(s, VTD_PI_STAT_POSTED);
     if (old_pir & bit) {
         vtd_pi_stat(s, VTD_PI_STAT_PIR_ALREADY_SET);
@@ -215,7 +217,11 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
 
 bool vtd_pi_refuse_kvm_route(IntelIOMMUState *s, uint16_t sid)
 {
-    if (!s->posted_intr) {
+    /*
+     * The IOAPIC's pin routes (no requester) stay: Linux posts only PCI
+     * MSIs, and a posted IRTE behind a pin is refused when it is read.
+     */
+    if (!s->posted_intr || sid == X86_IOMMU_SID_INVALID) {
         return false;
     }
     trace_vtd_pi_kvm_route_refused(sid);
