@@ -14,6 +14,15 @@ mount -t devtmpfs dev /dev 2>/dev/null
 secs=$(sed -n 's/.*readsec=\([0-9]*\).*/\1/p' /proc/cmdline)
 [ -n "$secs" ] || secs=5
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
+# Namespaces appear after the controllers' asynchronous probe: wait
+# (at most 30 s) until each controller has its block device.
+nctrl=$(ls -d /sys/class/nvme/nvme* 2>/dev/null | wc -l)
+tries=0
+while [ "$(ls -d /sys/block/nvme*n1 2>/dev/null | wc -l)" -lt "$nctrl" ] &&
+      [ $tries -lt 300 ]; do
+    sleep 0.1
+    tries=$((tries + 1))
+done
 disks=$(cd /sys/block && ls -d nvme*n1 2>/dev/null)
 stats() {
     for d in $disks; do echo "$d $(cat /sys/block/$d/stat)"; done
