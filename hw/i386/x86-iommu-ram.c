@@ -51,8 +51,8 @@ bool x86_iommu_ram_read128(hwaddr addr, uint64_t le[2])
     }
     /* One 16-byte load: a guest's cmpxchg16b is seen whole or not at all */
     v = atomic16_read_rw(ptr);
-    le[0] = int128_getlo(v);
-    le[1] = int128_gethi(v);
+    /* Bytes in memory order: getlo() is bytes 8-15 on big-endian hosts */
+    memcpy(le, &v, sizeof(v));
     return true;
 }
 
