@@ -154,7 +154,7 @@ def main():
             errors.append("posting faulted %d times"
                           % stats["vtd-posted-faults"])
     if errors:
-        print(out[-3000:])
+        print(out[-int(os.environ.get("TB_TAIL", "3000")):])
     return verdict(errors, start)
 
 

@@ -8,6 +8,8 @@
 # moment (QUIET BEFORE, QUIET AFTER), and once more after the second;
 # power off.
 /bin/busybox --install -s /bin
+# The nested test bed's L2 initramfs has no /sys or /dev: make them.
+mkdir -p /proc /sys /dev
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
