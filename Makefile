@@ -62,6 +62,8 @@ KVM_HOST_GUEST_TESTS_x86_64 := amd-iommu-events
 REPEAT_BUDGET ?= 2
 # Fork against stock QEMU of the same base (make stock).
 COMPAT_TESTS := xics-migration
+# The same for the Intel IOMMU's opt-in posting (x-posted-intr).
+COMPAT_TESTS_x86_64 := vtd-posted-migration
 # Our freestanding ppc64 guest (tests/guest/ppc64/guest, built by
 # tests/guest/ppc64/guest.mk) under MTTCG; the compat ones also need stock.
 # xics-stop-self: a vCPU in RTAS stop-self stays stopped under H_IPI fire;
@@ -112,6 +114,7 @@ check-build: build
 check: check-build stock ipi-bench-x86
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
+	    COMPAT_TESTS_x86_64="$(COMPAT_TESTS_x86_64)" \
 	    KVM_TESTS="$(KVM_TESTS)" NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
 	    NESTED_KVM_TESTS="$(NESTED_KVM_TESTS)" \
 	    NESTED_KVM_POLICY_TESTS="$(NESTED_KVM_POLICY_TESTS)" \

@@ -7,8 +7,9 @@
 # guest boot tests in GUEST_TESTS_x86_64 (guest fetched from Debian's
 # registry by tests/guest/fetch-x86-guest.sh), Debian's ppc64le Linux
 # in LINUX_TESTS_ppc64 (tests/guest/fetch-ppc64-guest.sh), the
-# fork-vs-stock tests in COMPAT_TESTS, and the tests with our own ppc64 guest
-# (tests/guest/ppc64, built by guest.mk): GUEST_TESTS_ppc64 on the fork,
+# fork-vs-stock tests in COMPAT_TESTS (ppc64) and COMPAT_TESTS_x86_64,
+# and the tests with our own ppc64 guest (tests/guest/ppc64, built by
+# guest.mk): GUEST_TESTS_ppc64 on the fork,
 # GUEST_COMPAT_TESTS_ppc64 on the fork and stock, the tests on this machine's
 # /dev/kvm in KVM_TESTS (tests/kvm/), the nested KVM test bed's tests in
 # NESTED_KVM_TESTS on each L1 kernel of NESTED_KVM_KERNELS
@@ -262,6 +263,10 @@ fi
 for t in $COMPAT_TESTS; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
         "$top/build/qemu-system-ppc64" "$top/build-stock/qemu-system-ppc64"
+done
+for t in $COMPAT_TESTS_x86_64; do
+    run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
+        "$top/build/qemu-system-x86_64" "$top/build-stock/qemu-system-x86_64"
 done
 
 ppc64_guest_tests="$GUEST_TESTS_ppc64 $GUEST_COMPAT_TESTS_ppc64"

@@ -33,6 +33,7 @@
 #include "qemu/bitops.h"
 #include "qemu/bswap.h"
 #include "qapi/error.h"
+#include "qemu/error-report.h"
 #include "hw/i386/apic_internal.h"
 #include "hw/i386/x86-iommu.h"
 #include "system/irq-stats.h"
@@ -106,6 +107,22 @@ bool vtd_pi_realize(IntelIOMMUState *s, Error **errp)
                                             vtd_pi_stat_defs,
                                             s->pi_stats->count,
                                             VTD_PI_STAT__MAX);
+    return true;
+}
+
+bool vtd_pi_post_load(IntelIOMMUState *s, uint64_t cap_loaded)
+{
+    bool source_posts = cap_loaded & VTD_CAP_PI;
+
+    if (source_posts != s->posted_intr) {
+        error_report("intel-iommu: the migration source has "
+                     "x-posted-intr=%s, this QEMU x-posted-intr=%s; start "
+                     "the destination with x-posted-intr=%s",
+                     source_posts ? "on" : "off",
+                     s->posted_intr ? "on" : "off",
+                     source_posts ? "on" : "off");
+        return false;
+    }
     return true;
 }
 

@@ -46,6 +46,13 @@ typedef struct VTDPIStats {
 /* Realize: checks the configuration, registers the counters. */
 bool vtd_pi_realize(IntelIOMMUState *s, Error **errp);
 
+/*
+ * Migration: @cap_loaded is the CAP register the source's guest saw.
+ * False (reported) when the source's x-posted-intr differs from ours:
+ * posted IRTEs would be misread on one side or the other.
+ */
+bool vtd_pi_post_load(IntelIOMMUState *s, uint64_t cap_loaded);
+
 /* Whether @irte (host-endian quadwords) is in posted format. */
 static inline bool vtd_pi_irte_is_posted(IntelIOMMUState *s,
                                          const VTD_IR_TableEntry *irte)

@@ -31,6 +31,34 @@ static bool plain_ram(hwaddr addr, hwaddr size, bool is_write,
     return true;
 }
 
+/*
+ * Without a 128-bit atomic load: two 64-bit loads, repeated until two
+ * rounds agree, so that a guest's cmpxchg16b between the halves is not
+ * taken for an entry.  A guest rewriting the entry without pause gets
+ * the DMA read's answer after a few rounds.
+ */
+#define READ128_ROUNDS 8
+
+static bool read128_stable(const uint64_t *ptr, uint64_t le[2])
+{
+    uint64_t lo, hi;
+    int i;
+
+    le[0] = qatomic_read(&ptr[0]);
+    le[1] = qatomic_read(&ptr[1]);
+    for (i = 0; i < READ128_ROUNDS; i++) {
+        smp_rmb();
+        lo = qatomic_read(&ptr[0]);
+        hi = qatomic_read(&ptr[1]);
+        if (lo == le[0] && hi == le[1]) {
+            return true;
+        }
+        le[0] = lo;
+        le[1] = hi;
+    }
+    return false;
+}
+
 bool x86_iommu_ram_read128(hwaddr addr, uint64_t le[2])
 {
     MemoryRegion *mr;
@@ -38,7 +66,7 @@ bool x86_iommu_ram_read128(hwaddr addr, uint64_t le[2])
     Int128 *ptr;
     Int128 v;
 
-    if (!HAVE_ATOMIC128_RW || (addr & 15)) {
+    if (addr & 15) {
         return false;
     }
     RCU_READ_LOCK_GUARD();
@@ -48,6 +76,9 @@ bool x86_iommu_ram_read128(hwaddr addr, uint64_t le[2])
     ptr = memory_region_get_ram_ptr(mr) + xlat;
     if ((uintptr_t)ptr & 15) {
         return false;           /* the host mapping must be aligned too */
+    }
+    if (!HAVE_ATOMIC128_RW) {
+        return read128_stable((const uint64_t *)ptr, le);
     }
     /* One 16-byte load: a guest's cmpxchg16b is seen whole or not at all */
     v = atomic16_read_rw(ptr);

@@ -14,11 +14,12 @@
 #include "exec/hwaddr.h"
 
 /*
- * Read the 16 bytes at @addr of guest RAM in one atomic load into
- * @le[0] (bytes 0-7) and @le[1] (bytes 8-15), little-endian as in
- * memory.  False (and nothing read) if the host cannot do it: no
- * 128-bit atomics, @addr not 16-byte aligned or not plain RAM; the
- * caller then reads with DMA.
+ * Read the 16 bytes at @addr of guest RAM as one entry, in one atomic
+ * load (or, on hosts without 128-bit atomics, 64-bit loads repeated
+ * until they agree) into @le[0] (bytes 0-7) and @le[1] (bytes 8-15),
+ * little-endian as in memory.  False (and @le undefined) if @addr is
+ * not 16-byte aligned or not plain RAM, or the entry never held still;
+ * the caller then reads with DMA.
  */
 bool x86_iommu_ram_read128(hwaddr addr, uint64_t le[2]);
 
