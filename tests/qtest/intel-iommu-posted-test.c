@@ -9,8 +9,9 @@
  * PIR bits, ON, one notification for a burst while ON stays set,
  * notification again once ON is cleared, SN and URG, NDST in xAPIC and
  * x2APIC form, and the faults (reason, index, source) of a bad
- * descriptor address, descriptor reserved fields and posted-IRTE
- * reserved fields.  Notifications are counted by the receiving CPU's
+ * descriptor address (outside RAM, in MMIO), descriptor reserved fields
+ * and posted-IRTE reserved fields, none recorded when the IRTE's FPD
+ * is set.  Notifications are counted by the receiving CPU's
  * APIC ("apic-interrupt-requests"), independently of the IOMMU's own
  * counters, which are checked too.
  */
@@ -286,6 +287,43 @@ static void test_bad_pda(void)
     stop(c);
 }
 
+/*
+ * A descriptor address in MMIO (the IOMMU's own registers): fault 27h,
+ * and nothing written there.
+ */
+static void test_mmio_pda(void)
+{
+    Ctx *c = start("on", false);
+    uint64_t cap = qtest_readq(c->qts, DMAR + R_CAP);
+    uint64_t irta = qtest_readq(c->qts, DMAR + R_IRTA);
+
+    write_posted_irte(c, 13, 0x4d, true, DMAR, 0);
+    edu_msi(c, 13);
+    assert_fault(c, FR_PID_ACCESS, 13);
+    g_assert_cmphex(qtest_readq(c->qts, DMAR + R_CAP), ==, cap);
+    g_assert_cmphex(qtest_readq(c->qts, DMAR + R_IRTA), ==, irta);
+    g_assert_true(qtest_readl(c->qts, DMAR + R_GSTS) & GSTS_IRES);
+    g_assert_cmpuint(iommu_stat(c, "vtd-posted-interrupts"), ==, 0);
+    stop(c);
+}
+
+/*
+ * FPD (IRTE bit 1) set: a bad descriptor address records no fault, the
+ * interrupt is still dropped and counted as a posting fault.
+ */
+static void test_fpd(void)
+{
+    Ctx *c = start("on", false);
+    uint64_t apic0 = apic_irqs(c, 0);
+
+    write_posted_irte(c, 14, 0x4e, false, 0x10000000000ULL, 1ULL << 1);
+    edu_msi(c, 14);
+    g_assert_false(qtest_readl(c->qts, DMAR + R_FSTS) & FSTS_PPF);
+    g_assert_cmpuint(apic_irqs(c, 0), ==, apic0);
+    g_assert_cmpuint(iommu_stat(c, "vtd-posted-faults"), ==, 1);
+    stop(c);
+}
+
 /* A reserved field set in the descriptor: fault 28h, PIR untouched. */
 static void test_pd_reserved(void)
 {
@@ -325,6 +363,8 @@ int main(int argc, char **argv)
     qtest_add_data_func("/intel-iommu-posted/ndst-x2apic",
                         GINT_TO_POINTER(true), test_ndst);
     qtest_add_func("/intel-iommu-posted/bad-pda", test_bad_pda);
+    qtest_add_func("/intel-iommu-posted/mmio-pda", test_mmio_pda);
+    qtest_add_func("/intel-iommu-posted/fpd", test_fpd);
     qtest_add_func("/intel-iommu-posted/pd-reserved", test_pd_reserved);
     qtest_add_func("/intel-iommu-posted/irte-reserved", test_irte_reserved);
     return g_test_run();
