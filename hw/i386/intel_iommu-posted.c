@@ -97,8 +97,9 @@ bool vtd_pi_realize(IntelIOMMUState *s, Error **errp)
     }
     if (!x86_iommu_ir_supported(X86_IOMMU_DEVICE(s))) {
         error_setg(errp, "x-posted-intr=on requires intremap=on");
-        error_append_hint(errp, "Add intremap=on to -device intel-iommu, "
-                          "or drop x-posted-intr=on.\n");
+        error_append_hint(errp, "Add intremap=on to -device intel-iommu "
+                          "(under KVM it needs -M q35,kernel-irqchip=split),"
+                          " or drop x-posted-intr=on.\n");
         return false;
     }
     s->pi_stats = g_new0(VTDPIStats, 1);
