@@ -34,6 +34,7 @@
 #include "qemu/bswap.h"
 #include "qapi/error.h"
 #include "qemu/error-report.h"
+#include "migration/vmstate.h"
 #include "hw/i386/apic_internal.h"
 #include "hw/i386/x86-iommu.h"
 #include "system/irq-stats.h"
@@ -126,6 +127,28 @@ bool vtd_pi_post_load(IntelIOMMUState *s, uint64_t cap_loaded)
     }
     return true;
 }
+
+static bool vtd_pi_vmstate_needed(void *opaque)
+{
+    IntelIOMMUState *s = opaque;
+
+    return s->posted_intr;
+}
+
+/*
+ * Sent only with posting on, and empty: a destination that does not
+ * know it (stock QEMU) refuses the stream instead of misreading posted
+ * IRTEs.  vtd_pi_post_load() checks the setting on this fork's side.
+ */
+const VMStateDescription vtd_pi_vmstate = {
+    .name = "iommu-intel/posted-intr",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = vtd_pi_vmstate_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_END_OF_LIST()
+    }
+};
 
 bool vtd_pi_irte_reserved(const VTD_IR_TableEntry *irte)
 {

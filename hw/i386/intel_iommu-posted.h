@@ -53,6 +53,9 @@ bool vtd_pi_realize(IntelIOMMUState *s, Error **errp);
  */
 bool vtd_pi_post_load(IntelIOMMUState *s, uint64_t cap_loaded);
 
+/* Subsection of vtd_vmstate: present only with posting on. */
+extern const VMStateDescription vtd_pi_vmstate;
+
 /* Whether @irte (host-endian quadwords) is in posted format. */
 static inline bool vtd_pi_irte_is_posted(IntelIOMMUState *s,
                                          const VTD_IR_TableEntry *irte)

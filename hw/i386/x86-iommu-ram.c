@@ -47,7 +47,7 @@ static bool read128_stable(const uint64_t *ptr, uint64_t le[2])
     le[0] = qatomic_read(&ptr[0]);
     le[1] = qatomic_read(&ptr[1]);
     for (i = 0; i < READ128_ROUNDS; i++) {
-        smp_rmb();
+        smp_rmb();              /* the next round reads the RAM again */
         lo = qatomic_read(&ptr[0]);
         hi = qatomic_read(&ptr[1]);
         if (lo == le[0] && hi == le[1]) {
