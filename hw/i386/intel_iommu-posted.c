@@ -16,16 +16,23 @@
  * PIR first, then ON with a compare-and-swap: a guest vCPU that
  * harvests the PIR (Linux: xchg of each 64-bit word, clear ON, look at
  * the PIR again) on another thread under MTTCG or KVM sees every
- * posted bit either in its harvest or in its second look.  A
+ * posted bit either in its harvest or in its second look.  ON, SN and
+ * NV share the control's low 32-bit word, NDST is the high one: the
+ * model needs no 64-bit atomics, so 32-bit hosts build it too.  A
  * descriptor outside plain RAM, or with reserved fields set, is not
  * touched and faults.
  *
  * Under KVM (kernel-irqchip=split) interrupts of devices QEMU emulates
  * come through the interrupt-remapping region and are posted here.
- * KVM MSI routes (irqfds of vhost, VFIO) would bypass the model, so
- * while posting is on, none is translated: vfio and vhost-net then
- * deliver through QEMU (and are posted), each refusal traced and
- * counted.
+ * KVM MSI routes (irqfds of vhost, VFIO) would bypass the model: with
+ * posting on, realize tells devices that MSIs cannot go through irqfds
+ * (virtio and vhost then signal through QEMU), and a route asked for
+ * anyway (VFIO) is refused, traced and counted, so VFIO falls back to
+ * delivering through QEMU.  All of them are posted.
+ *
+ * Only PCI requesters post: the IOAPIC (no requester ID) needs the EOI
+ * of its level pins, which a posted interrupt never gets, so a posted
+ * IRTE behind it faults as a reserved IRTE would.
  */
 
 #include "qemu/osdep.h"
@@ -34,6 +41,7 @@
 #include "qemu/bswap.h"
 #include "qapi/error.h"
 #include "qemu/error-report.h"
+#include "system/kvm.h"
 #include "migration/vmstate.h"
 #include "hw/i386/apic_internal.h"
 #include "hw/i386/x86-iommu.h"
@@ -53,19 +61,22 @@
                                  MAKE_64BIT_MASK(24, 14))
 #define IRTE_RSVD_HI            MAKE_64BIT_MASK(20, 12)
 
-/* Posted-interrupt descriptor: PIR, then the control quadword */
+/*
+ * Posted-interrupt descriptor, in 32-bit words: PIR (0-7), then the
+ * control's low word (ON, SN, NV) and high word (NDST), then reserved
+ */
 #define PD_SIZE                 64
-#define PD_CONTROL              32
-#define PD_ON                   (1ULL << 0)
-#define PD_SN                   (1ULL << 1)
-#define PD_NV(ctl)              extract64(ctl, 16, 8)
-#define PD_NDST(ctl)            extract64(ctl, 32, 32)
+#define PD_CTL_LO               8
+#define PD_CTL_HI               9
+#define PD_ON                   (1U << 0)
+#define PD_SN                   (1U << 1)
+#define PD_NV(lo)               extract32(lo, 16, 8)
 /* Reserved: bits 271:258 and 287:280, and everything from bit 320 */
-#define PD_CONTROL_RSVD         (MAKE_64BIT_MASK(2, 14) | \
+#define PD_CTL_LO_RSVD          (MAKE_64BIT_MASK(2, 14) | \
                                  MAKE_64BIT_MASK(24, 8))
 /* With EIME=0, NDST holds the xAPIC ID in bits 15:8, the rest reserved */
-#define PD_NDST_XAPIC_RSVD      (MAKE_64BIT_MASK(32, 8) | \
-                                 MAKE_64BIT_MASK(48, 16))
+#define PD_NDST_XAPIC_RSVD      (MAKE_64BIT_MASK(0, 8) | \
+                                 MAKE_64BIT_MASK(16, 16))
 
 static const IrqStatDef vtd_pi_stat_defs[VTD_PI_STAT__MAX] = {
     /* Interrupts whose vector was set in a descriptor's PIR, */
@@ -102,6 +113,14 @@ bool vtd_pi_realize(IntelIOMMUState *s, Error **errp)
                           "(under KVM it needs -M q35,kernel-irqchip=split),"
                           " or drop x-posted-intr=on.\n");
         return false;
+    }
+    if (kvm_enabled()) {
+        /*
+         * KVM would deliver irqfd MSIs past the model: virtio and vhost
+         * signal through QEMU instead, which posts (the split irqchip's
+         * IOAPIC keeps its own routes).
+         */
+        kvm_msi_via_irqfd_allowed = false;
     }
     s->pi_stats = g_new0(VTDPIStats, 1);
     s->pi_stats->group = irq_stats_register(OBJECT(s),
@@ -160,15 +179,16 @@ uint8_t vtd_pi_irte_vector(const VTD_IR_TableEntry *irte)
     return IRTE_VECTOR(irte->data[0]);
 }
 
-static bool pd_reserved(IntelIOMMUState *s, uint64_t ctl, const uint64_t *pd)
+static bool pd_reserved(IntelIOMMUState *s, uint32_t lo, const uint32_t *pd)
 {
     int i;
 
-    if ((ctl & PD_CONTROL_RSVD) ||
-        (!s->intr_eime && (ctl & PD_NDST_XAPIC_RSVD))) {
+    if ((lo & PD_CTL_LO_RSVD) ||
+        (!s->intr_eime &&
+         (le32_to_cpu(qatomic_read(&pd[PD_CTL_HI])) & PD_NDST_XAPIC_RSVD))) {
         return true;
     }
-    for (i = PD_CONTROL / 8 + 1; i < PD_SIZE / 8; i++) {
+    for (i = PD_CTL_HI + 1; i < PD_SIZE / 4; i++) {
         if (qatomic_read(&pd[i])) {
             return true;
         }
@@ -177,11 +197,12 @@ static bool pd_reserved(IntelIOMMUState *s, uint64_t ctl, const uint64_t *pd)
 }
 
 /* The notification event: NV to NDST, physical, fixed, edge. */
-static void pi_notify(IntelIOMMUState *s, hwaddr pda, uint64_t ctl)
+static void pi_notify(IntelIOMMUState *s, hwaddr pda, uint32_t lo,
+                      uint32_t ndst)
 {
     X86IOMMUIrq irq = {
-        .vector = PD_NV(ctl),
-        .dest = s->intr_eime ? PD_NDST(ctl) : extract64(ctl, 40, 8),
+        .vector = PD_NV(lo),
+        .dest = s->intr_eime ? ndst : extract32(ndst, 8, 8),
         .delivery_mode = APIC_DM_FIXED,
     };
     MSIMessage msg;
@@ -199,19 +220,23 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
     hwaddr pda = IRTE_PDA(lo, hi);
     uint8_t vector = IRTE_VECTOR(lo);
     bool urgent = lo & VTD_PI_IRTE_URG;
-    uint32_t bit = 1U << (vector % 32), old_pir;
-    uint64_t *pd, *control, old, new;
-    uint32_t *pir;
+    uint32_t bit = 1U << (vector % 32), old_pir, old, new, ndst = 0;
+    uint32_t *pd;
+    bool notify = false;
 
     trace_vtd_pi_post(sid, index, pda, vector, urgent);
+    if (sid == X86_IOMMU_SID_INVALID) {
+        trace_vtd_pi_fault(index, pda, "no requester (IOAPIC) cannot post");
+        vtd_pi_stat(s, VTD_PI_STAT_FAULTS);
+        return VTD_FR_IR_IRTE_RSVD;
+    }
     pd = x86_iommu_ram_map(pda, PD_SIZE, true);
     if (!pd) {
         trace_vtd_pi_fault(index, pda, "descriptor not in guest RAM");
         vtd_pi_stat(s, VTD_PI_STAT_FAULTS);
         return VTD_FR_IR_PID_ACCESS;
     }
-    control = &pd[PD_CONTROL / 8];
-    if (pd_reserved(s, le64_to_cpu(qatomic_read(control)), pd)) {
+    if (pd_reserved(s, le32_to_cpu(qatomic_read(&pd[PD_CTL_LO])), pd)) {
         x86_iommu_ram_unmap(pd, PD_SIZE, false);
         trace_vtd_pi_fault(index, pda, "reserved field set in descriptor");
         vtd_pi_stat(s, VTD_PI_STAT_FAULTS);
@@ -219,8 +244,7 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
     }
 
     /* PIR first: a harvest that clears ON looks at the PIR again after. */
-    pir = (uint32_t *)pd + vector / 32;
-    old_pir = le32_to_cpu(qatomic_fetch_or(pir, cpu_to_le32(bit)));
+    old_pir = le32_to_cpu(qatomic_fetch_or(&pd[vector / 32], cpu_to_le32(bit)));
     /* Against the harvest's ON clear then PIR re-read: store, then load */
     smp_mb__after_rmw();
     vtd_pi_stat(s, VTD_PI_STAT_POSTED);
@@ -228,30 +252,38 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
         vtd_pi_stat(s, VTD_PI_STAT_PIR_ALREADY_SET);
     }
 
-    old = le64_to_cpu(qatomic_read(control));
+    old = le32_to_cpu(qatomic_read(&pd[PD_CTL_LO]));
     for (;;) {
+        if (old & PD_CTL_LO_RSVD) {
+            /* Rewritten since the check: the PIR bit stays, nothing sent */
+            trace_vtd_pi_fault(index, pda, "descriptor changed to reserved");
+            vtd_pi_stat(s, VTD_PI_STAT_FAULTS);
+            break;
+        }
         if (old & PD_ON) {
             vtd_pi_stat(s, VTD_PI_STAT_COALESCED);
+            trace_vtd_pi_no_notify(pda, "ON set");
             break;
         }
         if ((old & PD_SN) && !urgent) {
             vtd_pi_stat(s, VTD_PI_STAT_SUPPRESSED);
+            trace_vtd_pi_no_notify(pda, "SN set");
             break;
         }
-        new = old | PD_ON;
-        new = le64_to_cpu(qatomic_cmpxchg(control, cpu_to_le64(old),
-                                          cpu_to_le64(new)));
+        new = le32_to_cpu(qatomic_cmpxchg(&pd[PD_CTL_LO], cpu_to_le32(old),
+                                          cpu_to_le32(old | PD_ON)));
         if (new == old) {
+            /* NDST as it is now: a guest moving it has moved it for us */
+            ndst = le32_to_cpu(qatomic_read(&pd[PD_CTL_HI]));
+            notify = true;
             break;
         }
         old = new;              /* the guest changed it: decide again */
     }
     x86_iommu_ram_unmap(pd, PD_SIZE, true);
 
-    if (!(old & PD_ON) && (urgent || !(old & PD_SN))) {
-        pi_notify(s, pda, old);
-    } else {
-        trace_vtd_pi_no_notify(pda, old & PD_ON ? "ON set" : "SN set");
+    if (notify) {
+        pi_notify(s, pda, old, ndst);
     }
     return 0;
 }
@@ -260,7 +292,9 @@ bool vtd_pi_refuse_kvm_route(IntelIOMMUState *s, uint16_t sid)
 {
     /*
      * The IOAPIC's pin routes (no requester) stay: Linux posts only PCI
-     * MSIs, and a posted IRTE behind a pin is refused when it is read.
+     * MSIs, and a posted IRTE behind a pin faults (vtd_pi_post()); its
+     * route, like one behind any IRTE that does not translate, is not
+     * updated.
      */
     if (!s->posted_intr || sid == X86_IOMMU_SID_INVALID) {
         return false;

@@ -32,29 +32,31 @@ static bool plain_ram(hwaddr addr, hwaddr size, bool is_write,
 }
 
 /*
- * Without a 128-bit atomic load: two 64-bit loads, repeated until two
- * rounds agree, so that a guest's cmpxchg16b between the halves is not
- * taken for an entry.  A guest rewriting the entry without pause gets
- * the DMA read's answer after a few rounds.
+ * Without a 128-bit atomic load: four 32-bit loads (hosts of any word
+ * size), repeated until two rounds agree, so that a guest's cmpxchg16b
+ * between them is not taken for an entry.  A guest rewriting the entry
+ * without pause gets the DMA read's answer after a few rounds.
  */
 #define READ128_ROUNDS 8
 
-static bool read128_stable(const uint64_t *ptr, uint64_t le[2])
+static bool read128_stable(const uint32_t *ptr, uint64_t le[2])
 {
-    uint64_t lo, hi;
-    int i;
+    uint32_t w[4], prev[4];
+    int i, j;
 
-    le[0] = qatomic_read(&ptr[0]);
-    le[1] = qatomic_read(&ptr[1]);
+    for (j = 0; j < 4; j++) {
+        prev[j] = qatomic_read(&ptr[j]);
+    }
     for (i = 0; i < READ128_ROUNDS; i++) {
         smp_rmb();              /* the next round reads the RAM again */
-        lo = qatomic_read(&ptr[0]);
-        hi = qatomic_read(&ptr[1]);
-        if (lo == le[0] && hi == le[1]) {
+        for (j = 0; j < 4; j++) {
+            w[j] = qatomic_read(&ptr[j]);
+        }
+        if (!memcmp(w, prev, sizeof(w))) {
+            memcpy(le, w, sizeof(w));   /* bytes in memory order */
             return true;
         }
-        le[0] = lo;
-        le[1] = hi;
+        memcpy(prev, w, sizeof(w));
     }
     return false;
 }
@@ -78,7 +80,7 @@ bool x86_iommu_ram_read128(hwaddr addr, uint64_t le[2])
         return false;           /* the host mapping must be aligned too */
     }
     if (!HAVE_ATOMIC128_RW) {
-        return read128_stable((const uint64_t *)ptr, le);
+        return read128_stable((const uint32_t *)ptr, le);
     }
     /* One 16-byte load: a guest's cmpxchg16b is seen whole or not at all */
     v = atomic16_read_rw(ptr);

@@ -11,8 +11,8 @@
  * x2APIC form, and the faults (reason, index, source) of a bad
  * descriptor address (outside RAM, in MMIO), descriptor reserved fields
  * and posted-IRTE reserved fields, none recorded when the IRTE's FPD
- * is set.  Notifications are counted by the receiving CPU's
- * APIC ("apic-interrupt-requests"), independently of the IOMMU's own
+ * is set, and of an IOAPIC pin (no requester) behind a posted IRTE.
+ * Notifications are counted by the receiving CPU's APIC ("apic-interrupt-requests"), independently of the IOMMU's own
  * counters, which are checked too.
  */
 
@@ -42,6 +42,10 @@
 #define FR_IRTE_RSVD    0x24
 #define FR_PID_ACCESS   0x27
 #define FR_PID_RSVD     0x28
+
+#define SID_NONE        0xffff          /* the IOAPIC's requests */
+#define IOAPIC          0xfec00000ULL
+#define IOAPIC_PIN      10              /* not wired on q35 */
 
 #define EDU_DEVFN       QPCI_DEVFN(4, 0)
 #define EDU_SID         0x20            /* bus 0, device 4, function 0 */
@@ -169,8 +173,9 @@ static void stop(Ctx *c)
     g_free(c);
 }
 
-/* The first fault record: its reason, and its interrupt index. */
-static void assert_fault(Ctx *c, uint8_t reason, uint16_t index)
+/* The first fault record: its reason, interrupt index and source. */
+static void assert_fault_sid(Ctx *c, uint8_t reason, uint16_t index,
+                             uint16_t sid)
 {
     uint64_t frcd = DMAR + CAP_FRO(qtest_readq(c->qts, DMAR + R_CAP));
     uint64_t lo = qtest_readq(c->qts, frcd);
@@ -179,8 +184,13 @@ static void assert_fault(Ctx *c, uint8_t reason, uint16_t index)
     g_assert_true(qtest_readl(c->qts, DMAR + R_FSTS) & FSTS_PPF);
     g_assert_true(hi >> 63);                             /* F */
     g_assert_cmphex((hi >> 32) & 0xff, ==, reason);      /* FR */
-    g_assert_cmphex(hi & 0xffff, ==, EDU_SID);           /* SID */
+    g_assert_cmphex(hi & 0xffff, ==, sid);               /* SID */
     g_assert_cmphex(lo >> 48, ==, index);                /* FI: index */
+}
+
+static void assert_fault(Ctx *c, uint8_t reason, uint16_t index)
+{
+    assert_fault_sid(c, reason, index, EDU_SID);
 }
 
 static void test_cap(void)
@@ -352,6 +362,43 @@ static void test_irte_reserved(void)
     stop(c);
 }
 
+static void ioapic_write(Ctx *c, uint8_t reg, uint32_t val)
+{
+    qtest_writel(c->qts, IOAPIC, reg);              /* IOREGSEL */
+    qtest_writel(c->qts, IOAPIC + 0x10, val);       /* IOWIN */
+}
+
+/*
+ * An IOAPIC pin behind a posted IRTE: fault 24h with no requester,
+ * nothing posted or delivered (a level pin's EOI would never come).
+ * The same IRTE still posts edu's MSI.
+ */
+static void test_ioapic(void)
+{
+    Ctx *c = start("on", false);
+    uint64_t apic0 = apic_irqs(c, 0);
+    int index = 15;
+
+    write_pd(c, PD0, 0, false);
+    write_posted_irte(c, index, 0x4f, false, PD0, 0);
+    /* Remappable format: IRTE index 14:0 in bits 63:49, bit 48 set */
+    ioapic_write(c, 0x11 + 2 * IOAPIC_PIN, (index & 0x7fff) << 17 | 1 << 16);
+    ioapic_write(c, 0x10 + 2 * IOAPIC_PIN, 0x4f);   /* edge, unmasked */
+    qtest_set_irq_in(c->qts, "/machine/q35/ioapic", NULL, IOAPIC_PIN, 1);
+    qtest_set_irq_in(c->qts, "/machine/q35/ioapic", NULL, IOAPIC_PIN, 0);
+    assert_fault_sid(c, FR_IRTE_RSVD, index, SID_NONE);
+    g_assert_false(pir_bit(c, PD0, 0x4f));
+    g_assert_false(pd_on(c, PD0));
+    g_assert_cmpuint(apic_irqs(c, 0), ==, apic0);
+    g_assert_cmpuint(iommu_stat(c, "vtd-posted-faults"), ==, 1);
+    g_assert_cmpuint(iommu_stat(c, "vtd-posted-interrupts"), ==, 0);
+
+    edu_msi(c, index);
+    g_assert_true(pir_bit(c, PD0, 0x4f));
+    g_assert_cmpuint(apic_irqs(c, 0), ==, apic0 + 1);
+    stop(c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -367,5 +414,6 @@ int main(int argc, char **argv)
     qtest_add_func("/intel-iommu-posted/fpd", test_fpd);
     qtest_add_func("/intel-iommu-posted/pd-reserved", test_pd_reserved);
     qtest_add_func("/intel-iommu-posted/irte-reserved", test_irte_reserved);
+    qtest_add_func("/intel-iommu-posted/ioapic", test_ioapic);
     return g_test_run();
 }

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # /init of the posted-MSI guest (tests/guest/posted-msi/posted-msi.py):
-# one O_DIRECT 4 KiB reader per vCPU per NVMe namespace for readsec=N
+# one O_DIRECT 4 KiB reader per vCPU per disk (NVMe namespaces and
+# virtio-blk disks) for readsec=N
 # seconds of guest time (kernel command line, default 5), then the
 # guest's own view: dmesg, reads completed per disk (/sys/block/*/stat)
 # and /proc/interrupts before and after, each followed by a quiet
@@ -25,7 +26,7 @@ while [ "$(ls -d /sys/block/nvme*n1 2>/dev/null | wc -l)" -lt "$nctrl" ] &&
     sleep 0.1
     tries=$((tries + 1))
 done
-disks=$(cd /sys/block && ls -d nvme*n1 2>/dev/null)
+disks=$(cd /sys/block && ls -d nvme*n1 vd[a-z] 2>/dev/null)
 stats() {
     for d in $disks; do echo "$d $(cat /sys/block/$d/stat)"; done
 }
@@ -37,9 +38,10 @@ echo "=== GUEST INTERRUPTS BEFORE ==="
 cat /proc/interrupts
 # Quiet for a moment: the test reads the IOMMU's counters over QMP now
 # and at QUIET AFTER, and checks that nothing arrived in between but
-# what the guest counted (LATE against AFTER).
+# what the guest counted (LATE against AFTER); a read that came after
+# the readers started shows as counters ahead of BEFORE's.
 echo "=== GUEST QUIET BEFORE ==="
-sleep 2
+sleep 3
 pids=
 for d in $disks; do
     c=0

@@ -69,6 +69,20 @@ def agreement(total, during, pmn, msi_during):
     return out
 
 
+def quiet_before(before, pmn_before):
+    """What shows that the IOMMU's counters were not read while the
+    guest was quiet before its readers (@before: those counters;
+    @pmn_before: the guest's PMN row just before the quiet moment): a
+    notification the guest had not counted yet means the read came late
+    and the deltas over the reads cannot be compared."""
+    if before["vtd-posted-notifications"] != pmn_before:
+        return ["the counters read at QUIET BEFORE show %d notifications, "
+                "the guest had counted %d: the read came after the "
+                "readers started" % (before["vtd-posted-notifications"],
+                                     pmn_before)]
+    return []
+
+
 def run(qemu, guest, posted, smp=4, disks=2, seconds=3, timeout=300):
     """One boot.  @posted: None (the property not given, as stock must
     run), False or True (x-posted-intr).  Returns a dict: errors (a
@@ -128,8 +142,8 @@ def run(qemu, guest, posted, smp=4, disks=2, seconds=3, timeout=300):
     res["reads_per_disk"] = {d: reads_after[d] - reads_before.get(d, 0)
                              for d in reads_after}
     res["pmn"] = interrupt_count(after, "Posted MSI notification")
-    res["pmn_run"] = res["pmn"] - interrupt_count(
-        before, "Posted MSI notification")
+    res["pmn_before"] = interrupt_count(before, "Posted MSI notification")
+    res["pmn_run"] = res["pmn"] - res["pmn_before"]
     res["msi"] = interrupt_count(after, "IR-PCI-MSI")
     res["msi_run"] = res["msi"] - interrupt_count(before, "IR-PCI-MSI")
     res["late_same"] = (
