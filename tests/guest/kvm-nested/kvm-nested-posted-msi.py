@@ -68,7 +68,7 @@ def disk_reads(text):
     out = {}
     for line in text.splitlines():
         f = line.split()
-        if len(f) > 2 and f[0].startswith("nvme"):
+        if len(f) > 2 and f[0].startswith(("nvme", "vd")):
             out[f[0]] = int(f[1])
     return out
 
