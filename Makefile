@@ -17,7 +17,7 @@ NINJA ?= ninja
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 OBJ := build/obj
-BINARIES := qemu-system-x86_64 qemu-system-ppc64
+BINARIES := qemu-system-x86_64 qemu-system-ppc64 qemu-system-aarch64
 # Must match --firmwarepath in ./configure.
 FIRMWARE_DIRS := /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu
 

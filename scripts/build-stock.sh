@@ -4,14 +4,14 @@
 # make stock: build unpatched QEMU from the same pinned base (no patches,
 # no overlay) into build-stock/, with the fork's configure options, so
 # tests and benchmarks can run fork and stock side by side.  Targets:
-# $STOCK_TARGETS (default ppc64-softmmu,x86_64-softmmu).  Shares ccache
+# $STOCK_TARGETS (default ppc64-softmmu,x86_64-softmmu,aarch64-softmmu).  Shares ccache
 # with the fork's build, so only what the patches touch is compiled
 # twice.
 set -e
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-targets=${STOCK_TARGETS:-ppc64-softmmu,x86_64-softmmu}
+targets=${STOCK_TARGETS:-ppc64-softmmu,x86_64-softmmu,aarch64-softmmu}
 out=build-stock
 
 base=$(sed -n 's/^BASE_DIR=//p' build/config.mk 2>/dev/null || true)

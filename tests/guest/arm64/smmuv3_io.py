@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Boot the arm64 guest (tests/guest/fetch-arm64-guest.sh: Debian's
+arm64 kernel) on -M virt,iommu=smmuv3 under MTTCG with an NVMe
+controller and a virtio-blk disk (iommu_platform=on), both behind the
+emulated SMMUv3, and collect the guest's view (tests/guest/arm64/init.sh:
+the SMMU's probe, IOMMU groups, a written and read-back pattern per
+disk, reads completed by one O_DIRECT reader per vCPU per disk).  Used
+by smmuv3-io.py (the test) and the SMMUv3 benchmark."""
+
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))
+from qmp import VM  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "x86"))
+from guest_output import section  # noqa: E402
+
+DISKS = ("nvme0n1", "vda")
+
+
+def disk_reads(text):
+    """{disk: reads completed} of a DISKS section (/sys/block/*/stat)."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) > 2 and f[0] in DISKS:
+            out[f[0]] = int(f[1])
+    return out
+
+
+def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
+        at_end=None):
+    """One boot.  Returns a dict: errors (a list), serial (the guest's
+    output), reads (per disk, during the readers), wall (s), and what
+    @at_end(vm) returned, asked once the guest powered off."""
+    tmp = tempfile.mkdtemp(prefix="smmuv3-io-")
+    serial = os.path.join(tmp, "serial.log")
+    args = ["-M", "virt,iommu=smmuv3", "-cpu", "cortex-a57",
+            "-accel", "tcg,thread=multi", "-smp", str(smp), "-m", "1G",
+            "-kernel", os.path.join(guest, "Image"),
+            "-initrd", os.path.join(guest, "initrd.gz"),
+            "-append", "console=ttyAMA0 panic=-1 iommu.strict=%d "
+            "ndisks=%d readsec=%d" % (1 if strict else 0, len(DISKS),
+                                      seconds),
+            "-display", "none", "-nodefaults", "-no-shutdown",
+            "-serial", "file:" + serial]
+    for i, dev in enumerate(["nvme,serial=n0",
+                             "virtio-blk-pci,iommu_platform=on,"
+                             "disable-legacy=on"]):
+        img = os.path.join(tmp, "d%d.img" % i)
+        with open(img, "wb") as f:
+            f.truncate(64 << 20)
+        args += ["-drive", "file=%s,if=none,id=d%d,format=raw" % (img, i),
+                 "-device", "%s,drive=d%d" % (dev, i)]
+    res = {"errors": [], "extra": None}
+    start = time.time()
+    with VM(qemu, args, name="smmuv3-io") as vm:
+        deadline = start + timeout
+        while vm.cmd("query-status")["status"] != "shutdown":
+            if time.time() > deadline:
+                res["errors"].append("guest did not power off in %d s"
+                                     % timeout)
+                break
+            time.sleep(0.2)
+        if at_end:
+            res["extra"] = at_end(vm)
+        vm.quit()
+        res["qemu_log"] = vm.output()
+    res["wall"] = time.time() - start
+    with open(serial, errors="replace") as f:
+        text = f.read()
+    res["serial"] = text
+    before = disk_reads(section(text, "DISKS BEFORE"))
+    after = disk_reads(section(text, "DISKS AFTER"))
+    res["reads"] = {d: after[d] - before.get(d, 0) for d in after}
+    res["verify"] = section(text, "VERIFY")
+    res["groups"] = section(text, "IOMMU GROUPS")
+    res["dmesg"] = section(text, "DMESG")
+    res["dmesg_tail"] = section(text, "DMESG TAIL")
+    if "=== GUEST END ===" not in text:
+        res["errors"].append("the guest did not finish its script")
+    return res
