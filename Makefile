@@ -27,7 +27,8 @@ QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test kvm-apicv-test
                  qmp-cmd-test device-introspect-test bios-tables-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
-QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64))
+QTESTS_aarch64 := smmuv3-cmdq-test
+QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64) $(QTESTS_aarch64))
 UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-trace \
               test-svm-avic-apic
 # The pinning of the Debian packages guest tests fetch (tests/guest/PINS;
@@ -85,11 +86,14 @@ INJECT_RACE_TESTS_x86_64 := inject-race
 # under MTTCG, and as L2 on KVM in the nested test bed (L1 Linux
 # POSTED_MSI_KVM_KERNEL), its emulated and its VFIO NVMe both posted.
 POSTED_MSI_TESTS_x86_64 := posted-msi
+# Debian's arm64 kernel on virt,iommu=smmuv3 under MTTCG, NVMe and
+# virtio-blk behind the SMMU, strict invalidation (tests/guest/arm64/).
+SMMUV3_TESTS_aarch64 := smmuv3-io
 # Override with an empty POSTED_MSI_KVM_TESTS to leave the nested one out.
 POSTED_MSI_KVM_TESTS ?= kvm-nested-posted-msi
 POSTED_MSI_KVM_KERNEL := 7.3
 
-.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted bench-posted-msi bench-resets pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted bench-posted-msi bench-smmuv3 bench-resets pq-status pq-export clean distclean
 
 all: build
 
@@ -113,6 +117,8 @@ check-build: build
 
 check: check-build stock ipi-bench-x86
 	QTESTS_x86_64="$(QTESTS_x86_64)" QTESTS_ppc64="$(QTESTS_ppc64)" \
+	    QTESTS_aarch64="$(QTESTS_aarch64)" \
+	    SMMUV3_TESTS_aarch64="$(SMMUV3_TESTS_aarch64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
 	    COMPAT_TESTS_x86_64="$(COMPAT_TESTS_x86_64)" \
 	    KVM_TESTS="$(KVM_TESTS)" NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
@@ -211,6 +217,14 @@ bench-resets: build stock
 BENCH_POSTED_MSI_RUNS ?= 5
 BENCH_POSTED_MSI_SECONDS ?= 5
 BENCH_POSTED_MSI_DISKS ?= 2
+# The SMMUv3 command queue, fork against stock (tests/guest/arm64/):
+# 1, 2 and 4 vCPUs, strict and lazy invalidation, runs alternated.
+SMMUV3_BENCH_RUNS ?= 3
+bench-smmuv3: build stock
+	/usr/bin/python3 tests/guest/arm64/smmuv3-bench.py \
+	    build/qemu-system-aarch64 build-stock/qemu-system-aarch64 \
+	    "$$(sh tests/guest/fetch-arm64-guest.sh)" $(SMMUV3_BENCH_RUNS)
+
 bench-posted-msi: build stock
 	/usr/bin/python3 tests/guest/posted-msi/posted-msi-bench.py \
 	    build/qemu-system-x86_64 build-stock/qemu-system-x86_64 \

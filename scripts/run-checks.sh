@@ -5,7 +5,8 @@
 # target named in QTESTS_<target>, the unit tests in UNIT_TESTS, the
 # checks of the guests' pinned packages in GUEST_FETCH_TESTS, the
 # guest boot tests in GUEST_TESTS_x86_64 (guest fetched from Debian's
-# registry by tests/guest/fetch-x86-guest.sh), Debian's ppc64le Linux
+# registry by tests/guest/fetch-x86-guest.sh), Debian's arm64 Linux on
+# the SMMUv3 in SMMUV3_TESTS_aarch64, Debian's ppc64le Linux
 # in LINUX_TESTS_ppc64 (tests/guest/fetch-ppc64-guest.sh), the
 # fork-vs-stock tests in COMPAT_TESTS (ppc64) and COMPAT_TESTS_x86_64,
 # and the tests with our own ppc64 guest (tests/guest/ppc64, built by
@@ -98,7 +99,7 @@ qtest_filter() {
     esac
 }
 
-for target in x86_64 ppc64; do
+for target in x86_64 ppc64 aarch64; do
     var="QTESTS_$target"
     for t in ${!var}; do
         run_one "qtest-$target/$t" 900 \
@@ -229,6 +230,21 @@ run_own_x86_guest gif-race "$GIF_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
 run_own_x86_guest inject-race "$INJECT_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
+
+# Debian's arm64 kernel on virt with the SMMUv3 (fetch-arm64-guest.sh).
+if [ -n "${SMMUV3_TESTS_aarch64// }" ]; then
+    if arm64=$(sh "$top/tests/guest/fetch-arm64-guest.sh" \
+               2>"$logs/arm64-fetch.log"); then
+        for t in $SMMUV3_TESTS_aarch64; do
+            run_one "guest-aarch64/$t" 600 /usr/bin/python3 \
+                "$top/tests/guest/arm64/$t.py" \
+                "$top/build/qemu-system-aarch64" "$arm64"
+        done
+    else
+        fail_unbuilt guest-aarch64 "the arm64 guest could not be fetched" \
+            arm64-fetch.log $SMMUV3_TESTS_aarch64
+    fi
+fi
 
 # Linux's posted MSI on the emulated Intel IOMMU: a kernel built from
 # Debian's source (fetch-posted-msi-guest.sh), under MTTCG and as L2 on

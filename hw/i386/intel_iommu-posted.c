@@ -71,6 +71,8 @@
 #define PD_ON                   (1U << 0)
 #define PD_SN                   (1U << 1)
 #define PD_NV(lo)               extract32(lo, 16, 8)
+/* Compare-and-swap rounds on ON before a plain atomic OR */
+#define PD_CMPXCHG_TRIES        16
 /* Reserved: bits 271:258 and 287:280, and everything from bit 320 */
 #define PD_CTL_LO_RSVD          (MAKE_64BIT_MASK(2, 14) | \
                                  MAKE_64BIT_MASK(24, 8))
@@ -223,6 +225,7 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
     uint32_t bit = 1U << (vector % 32), old_pir, old, new, ndst = 0;
     uint32_t *pd;
     bool notify = false;
+    int tries;
 
     trace_vtd_pi_post(sid, index, pda, vector, urgent);
     if (sid == X86_IOMMU_SID_INVALID) {
@@ -253,7 +256,7 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
     }
 
     old = le32_to_cpu(qatomic_read(&pd[PD_CTL_LO]));
-    for (;;) {
+    for (tries = 0; ; tries++) {
         if (old & PD_CTL_LO_RSVD) {
             /* Rewritten since the check: the PIR bit stays, nothing sent */
             trace_vtd_pi_fault(index, pda, "descriptor changed to reserved");
@@ -270,15 +273,32 @@ VTDFaultReason vtd_pi_post(IntelIOMMUState *s, const VTD_IR_TableEntry *irte,
             trace_vtd_pi_no_notify(pda, "SN set");
             break;
         }
-        new = le32_to_cpu(qatomic_cmpxchg(&pd[PD_CTL_LO], cpu_to_le32(old),
-                                          cpu_to_le32(old | PD_ON)));
-        if (new == old) {
-            /* NDST as it is now: a guest moving it has moved it for us */
-            ndst = le32_to_cpu(qatomic_read(&pd[PD_CTL_HI]));
-            notify = true;
-            break;
+        if (tries == PD_CMPXCHG_TRIES) {
+            /*
+             * A guest rewriting the word without pause must not hold the
+             * BQL here: set ON whatever else changed; at worst the
+             * notification is spurious, which Linux and KVM tolerate.
+             */
+            new = le32_to_cpu(qatomic_fetch_or(&pd[PD_CTL_LO],
+                                               cpu_to_le32(PD_ON)));
+            if (new & PD_ON) {
+                vtd_pi_stat(s, VTD_PI_STAT_COALESCED);
+                break;
+            }
+            old = new;
+        } else {
+            new = le32_to_cpu(qatomic_cmpxchg(&pd[PD_CTL_LO],
+                                              cpu_to_le32(old),
+                                              cpu_to_le32(old | PD_ON)));
+            if (new != old) {
+                old = new;      /* the guest changed it: decide again */
+                continue;
+            }
         }
-        old = new;              /* the guest changed it: decide again */
+        /* NDST as it is now: a guest moving it has moved it for us */
+        ndst = le32_to_cpu(qatomic_read(&pd[PD_CTL_HI]));
+        notify = true;
+        break;
     }
     x86_iommu_ram_unmap(pd, PD_SIZE, true);
 

@@ -35,7 +35,12 @@ static bool plain_ram(hwaddr addr, hwaddr size, bool is_write,
  * Without a 128-bit atomic load: four 32-bit loads (hosts of any word
  * size), repeated until two rounds agree, so that a guest's cmpxchg16b
  * between them is not taken for an entry.  A guest rewriting the entry
- * without pause gets the DMA read's answer after a few rounds.
+ * without pause gets the DMA read's answer after a few rounds.  This is
+ * a heuristic, not an atomic read: on such a host TCG's cmpxchg16b is
+ * two stores, and a host thread preempted between them for two rounds
+ * could show a torn entry.  x86_64 and aarch64 hosts have the atomic
+ * load (with x86_64's cmpxchg16b form, the read is a locked write of
+ * the same value).
  */
 #define READ128_ROUNDS 8
 

@@ -12,8 +12,10 @@
  * descriptor address (outside RAM, in MMIO), descriptor reserved fields
  * and posted-IRTE reserved fields, none recorded when the IRTE's FPD
  * is set, and of an IOAPIC pin (no requester) behind a posted IRTE.
- * Notifications are counted by the receiving CPU's APIC ("apic-interrupt-requests"), independently of the IOMMU's own
- * counters, which are checked too.
+ * Notifications are counted by the receiving CPU's APIC
+ * ("apic-interrupt-requests") and found as NV in its IRR ("info
+ * lapic"), independently of the IOMMU's own counters, which are
+ * checked too.
  */
 
 #include "qemu/osdep.h"
@@ -79,6 +81,19 @@ static uint64_t apic_irqs(Ctx *c, int cpu)
     g_autofree char *path = irq_stats_cpu_path(c->qts, cpu);
 
     return irq_stat(c->qts, "irq-vcpu", path, "apic-interrupt-requests");
+}
+
+/*
+ * The vectors pending in CPU @cpu's IRR, as "info lapic" lists them
+ * (the vCPUs never run under qtest: nothing leaves the IRR).
+ */
+static char *apic_irr(Ctx *c, int cpu)
+{
+    g_autofree char *out = qtest_hmp(c->qts, "info lapic %d", cpu);
+    char *line = strstr(out, "IRR");
+
+    g_assert_nonnull(line);
+    return g_strndup(line, strcspn(line, "\r\n"));
 }
 
 /* A posted-format IRTE (VT-d "IRTE for Posted Interrupts"). */
@@ -209,6 +224,7 @@ static void test_burst(void)
 {
     Ctx *c = start("on", false);
     uint64_t apic0 = apic_irqs(c, 0);
+    g_autofree char *irr = NULL;
 
     write_pd(c, PD0, 0, false);
     write_posted_irte(c, 5, 0x45, false, PD0, 0);
@@ -216,6 +232,9 @@ static void test_burst(void)
     g_assert_true(pir_bit(c, PD0, 0x45));
     g_assert_true(pd_on(c, PD0));
     g_assert_cmpuint(apic_irqs(c, 0), ==, apic0 + 1);
+    /* The notification is NV, not the posted vector */
+    irr = apic_irr(c, 0);
+    g_assert_cmpstr(irr, ==, "IRR\t 235 ");
 
     /* A burst while ON stays set: no further notification. */
     write_posted_irte(c, 6, 0x46, false, PD0, 0);
@@ -272,6 +291,7 @@ static void test_ndst(gconstpointer opaque)
     bool eime = GPOINTER_TO_INT(opaque);
     Ctx *c = start("on", eime);
     uint64_t apic0 = apic_irqs(c, 0), apic1 = apic_irqs(c, 1);
+    g_autofree char *irr = NULL;
 
     write_pd(c, PD1, 1, false);
     write_posted_irte(c, 9, 0x49, false, PD1, 0);
@@ -279,6 +299,8 @@ static void test_ndst(gconstpointer opaque)
     g_assert_true(pir_bit(c, PD1, 0x49));
     g_assert_cmpuint(apic_irqs(c, 1), ==, apic1 + 1);
     g_assert_cmpuint(apic_irqs(c, 0), ==, apic0);
+    irr = apic_irr(c, 1);
+    g_assert_cmpstr(irr, ==, "IRR\t 235 ");
     stop(c);
 }
 
@@ -346,6 +368,16 @@ static void test_pd_reserved(void)
     assert_fault(c, FR_PID_RSVD, 11);
     g_assert_false(pir_bit(c, PD0, 0x4b));
     g_assert_false(pd_on(c, PD0));
+    stop(c);
+
+    /* Control bits 15:2 (bits 271:258 of the descriptor) */
+    c = start("on", false);
+    write_pd(c, PD0, 0, false);
+    qtest_writeq(c->qts, PD0 + 32, pd_control(c, PD0) | 1ULL << 2);
+    write_posted_irte(c, 11, 0x4b, false, PD0, 0);
+    edu_msi(c, 11);
+    assert_fault(c, FR_PID_RSVD, 11);
+    g_assert_false(pir_bit(c, PD0, 0x4b));
     stop(c);
 }
 

@@ -6,7 +6,10 @@
 # disk writes 1 MiB of random data with O_DIRECT, reads it back with
 # O_DIRECT and compares; then one O_DIRECT 4 KiB reader per vCPU per
 # disk for readsec=N seconds (default 2), with the disks' read counts
-# before and after; powers off.
+# before and after; powers off.  With cmdqprobe=1, the time each task
+# spends in the SMMUv3 driver's arm_smmu_cmdq_issue_cmdlist() during the
+# readers (a kprobe and a kretprobe matched per task into a synthetic
+# event) is summed in a histogram, printed as CMDQ HIST.
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev /tmp
 mount -t proc proc /proc
@@ -50,6 +53,21 @@ for d in $disks; do
         echo "$d differs"
     fi
 done
+probe=$(arg cmdqprobe)
+t=/sys/kernel/tracing
+if [ "$probe" = 1 ]; then
+    mount -t tracefs tracefs $t
+    echo 'p:cmdq_in arm_smmu_cmdq_issue_cmdlist' >> $t/kprobe_events
+    echo 'r:cmdq_out arm_smmu_cmdq_issue_cmdlist' >> $t/kprobe_events
+    echo 'cmdq_lat u64 us' >> $t/synthetic_events
+    echo 'hist:keys=common_pid:ts0=common_timestamp.usecs' \
+        > $t/events/kprobes/cmdq_in/trigger
+    echo 'hist:keys=common_pid:us=common_timestamp.usecs-$ts0:onmatch(kprobes.cmdq_in).cmdq_lat($us)' \
+        > $t/events/kprobes/cmdq_out/trigger
+    echo 'hist:keys=common_pid:vals=hitcount,us' \
+        > $t/events/synthetic/cmdq_lat/trigger
+    echo 1 > $t/events/kprobes/enable
+fi
 echo "=== GUEST DISKS BEFORE ==="
 stats
 pids=
@@ -68,6 +86,11 @@ killall dd
 wait
 echo "=== GUEST DISKS AFTER ==="
 stats
+if [ "$probe" = 1 ]; then
+    echo 0 > $t/events/kprobes/enable
+    echo "=== GUEST CMDQ HIST ==="
+    cat $t/events/synthetic/cmdq_lat/hist
+fi
 echo "=== GUEST DMESG TAIL ==="
 dmesg | grep -i -e "smmu" -e "nvme" -e "virtio" -e "timeout" -e "error" \
     -e "WARNING" -e "BUG" | tail -20

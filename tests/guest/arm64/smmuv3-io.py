@@ -8,9 +8,9 @@ SMMU.  Checks that the kernel probed the SMMU and its command queue,
 runs strict mode, put both devices in IOMMU groups, that on each disk
 1 MiB written with O_DIRECT reads back the same, that both disks
 completed reads under one reader per vCPU, that the guest reported no
-timeout, I/O error or SMMU event and QEMU nothing; with QEMU_SMMU_STATS=1 (the fork),
-that the SMMU's counters (query-stats) show the queue served the
-guest's commands and syncs.
+timeout, I/O error or SMMU event and QEMU nothing, and that the SMMU's
+counters (query-stats, asked after the guest powered off) show the
+queue served TLB invalidations and syncs in batches, without errors.
 
 Usage: smmuv3-io.py QEMU GUEST-DIR   (GUEST-DIR from
        tests/guest/fetch-arm64-guest.sh)
@@ -22,13 +22,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from smmuv3_io import DISKS, run  # noqa: E402
+from smmuv3_io import DISKS, run, smmu_stats  # noqa: E402
 
 
 def main():
     qemu, guest = sys.argv[1], sys.argv[2]
     start = time.time()
-    r = run(qemu, guest, smp=2, strict=True, seconds=2)
+    r = run(qemu, guest, smp=2, strict=True, seconds=2, at_end=smmu_stats)
     errors = list(r["errors"])
     dmesg = r["dmesg"]
     print("wall %.1f s; reads %s" % (r["wall"], r["reads"]))
@@ -53,6 +53,18 @@ def main():
             errors.append("the guest reported %r: %s"
                           % (word, r["dmesg_tail"][-800:]))
             break
+    st = r["extra"] or {}
+    print("SMMU: %s" % st)
+    if not st:
+        errors.append("no SMMU command-queue counters over QMP")
+    else:
+        if st["smmu-cmdq-tlbi"] <= 0 or st["smmu-cmdq-syncs"] <= 0:
+            errors.append("strict mode, yet no TLBI or CMD_SYNC ran")
+        if st["smmu-cmdq-batches"] <= 0 or \
+                st["smmu-cmdq-batches"] > st["smmu-cmdq-commands"]:
+            errors.append("batches and commands do not add up")
+        if st["smmu-cmdq-errors"]:
+            errors.append("%d command errors" % st["smmu-cmdq-errors"])
     if r["qemu_log"].strip():
         errors.append("QEMU reported: %s" % r["qemu_log"].strip()[-800:])
     if errors:

@@ -8,6 +8,7 @@ disk, reads completed by one O_DIRECT reader per vCPU per disk).  Used
 by smmuv3-io.py (the test) and the SMMUv3 benchmark."""
 
 import os
+import re
 import sys
 import tempfile
 import time
@@ -32,11 +33,38 @@ def disk_reads(text):
     return out
 
 
+def smmu_stats(vm):
+    """The SMMU's command-queue counters (query-stats, provider irq;
+    {} where there are none, as on stock QEMU)."""
+    try:
+        res = vm.cmd("query-stats", target="irq-device",
+                     providers=[{"provider": "irq"}])
+    except Exception:       # stock: no irq stats provider
+        return {}
+    for r in res:
+        stats = {x["name"]: x["value"] for x in r["stats"]}
+        if "smmu-cmdq-commands" in stats:
+            return stats
+    return {}
+
+
+def cmdq_hist(text):
+    """(calls, microseconds) summed over the CMDQ HIST section: the
+    guest's time in arm_smmu_cmdq_issue_cmdlist() during the readers."""
+    calls = us = 0
+    for m in re.finditer(r"hitcount:\s*(\d+)\s+us:\s*(\d+)", text):
+        calls += int(m.group(1))
+        us += int(m.group(2))
+    return calls, us
+
+
 def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
-        at_end=None):
+        at_end=None, probe=False, extra_args=()):
     """One boot.  Returns a dict: errors (a list), serial (the guest's
-    output), reads (per disk, during the readers), wall (s), and what
-    @at_end(vm) returned, asked once the guest powered off."""
+    output), reads (per disk, during the readers), wall (s), with
+    @probe the guest's calls and time in the command-queue path
+    (cmdq_calls, cmdq_us), and what @at_end(vm) returned, asked once
+    the guest powered off."""
     tmp = tempfile.mkdtemp(prefix="smmuv3-io-")
     serial = os.path.join(tmp, "serial.log")
     args = ["-M", "virt,iommu=smmuv3", "-cpu", "cortex-a57",
@@ -44,10 +72,10 @@ def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
             "-kernel", os.path.join(guest, "Image"),
             "-initrd", os.path.join(guest, "initrd.gz"),
             "-append", "console=ttyAMA0 panic=-1 iommu.strict=%d "
-            "ndisks=%d readsec=%d" % (1 if strict else 0, len(DISKS),
-                                      seconds),
+            "ndisks=%d readsec=%d cmdqprobe=%d"
+            % (1 if strict else 0, len(DISKS), seconds, 1 if probe else 0),
             "-display", "none", "-nodefaults", "-no-shutdown",
-            "-serial", "file:" + serial]
+            "-serial", "file:" + serial] + list(extra_args)
     for i, dev in enumerate(["nvme,serial=n0",
                              "virtio-blk-pci,iommu_platform=on,"
                              "disable-legacy=on"]):
@@ -81,6 +109,7 @@ def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
     res["groups"] = section(text, "IOMMU GROUPS")
     res["dmesg"] = section(text, "DMESG")
     res["dmesg_tail"] = section(text, "DMESG TAIL")
+    res["cmdq_calls"], res["cmdq_us"] = cmdq_hist(section(text, "CMDQ HIST"))
     if "=== GUEST END ===" not in text:
         res["errors"].append("the guest did not finish its script")
     return res

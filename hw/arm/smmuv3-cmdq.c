@@ -1,0 +1,341 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The emulated SMMUv3's command queue without the BQL (see
+ * smmuv3-cmdq.h).
+ *
+ * A guest's driver writes CMDQ_PROD after queuing commands and polls
+ * CMDQ_CONS until its CMD_SYNC is consumed.  Both registers live in a
+ * lockless MMIO region over the SMMU's own (priority 1), so these
+ * accesses neither take nor wait for the BQL:
+ *
+ * - a CMDQ_PROD write stores PROD (release), then tries to become the
+ *   queue's owner; the owner reads commands from guest RAM in batches,
+ *   runs each batch under s->mutex (the lock translations take), and
+ *   publishes CONS (release) after each batch.  A writer that finds an
+ *   owner returns at once: the owner, after letting go, looks at PROD
+ *   again (a full barrier on both sides), so no published command is
+ *   stranded.
+ * - a CMDQ_CONS read is one atomic load.
+ *
+ * Lock order: BQL, then ownership, then s->mutex.  The owner never
+ * waits for the BQL: interrupts (CMD_SYNC with CS=IRQ, GERROR.CMDQ_ERR)
+ * are raised after it lets go, under the BQL.  Commands that call IOMMU
+ * notifiers (vhost, VFIO: they need the BQL) make the kicker take the
+ * BQL before ownership whenever such notifiers are registered.
+ *
+ * A command queue outside plain RAM (MMIO, a RAM device) is not read:
+ * the command faults with CERROR_ABT, as an abort on the fetch would.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qemu/stats64.h"
+#include "exec/address-spaces.h"
+#include "exec/memory.h"
+#include "hw/arm/smmuv3.h"
+#include "system/irq-stats.h"
+#include "smmuv3-internal.h"
+#include "smmuv3-cmdq.h"
+#include "trace.h"
+
+/* Commands read and run at once, and between two CONS updates */
+#define CMDQ_BATCH 32
+
+typedef enum SMMUv3CmdqStat {
+    CMDQ_STAT_COMMANDS,
+    CMDQ_STAT_SYNCS,
+    CMDQ_STAT_TLBI,
+    CMDQ_STAT_CFGI,
+    CMDQ_STAT_BATCHES,
+    CMDQ_STAT_DRAINS,
+    CMDQ_STAT_HANDOFFS,
+    CMDQ_STAT_BQL_DRAINS,
+    CMDQ_STAT_ERRORS,
+    CMDQ_STAT__MAX
+} SMMUv3CmdqStat;
+
+static const IrqStatDef cmdq_stat_defs[CMDQ_STAT__MAX] = {
+    /* Commands run (all types), */
+    [CMDQ_STAT_COMMANDS] = { "smmu-cmdq-commands", STATS_TYPE_CUMULATIVE },
+    /* of which CMD_SYNC, */
+    [CMDQ_STAT_SYNCS] = { "smmu-cmdq-syncs", STATS_TYPE_CUMULATIVE },
+    /* TLB invalidations (TLBI_*), */
+    [CMDQ_STAT_TLBI] = { "smmu-cmdq-tlbi", STATS_TYPE_CUMULATIVE },
+    /* configuration invalidations (CFGI_*); */
+    [CMDQ_STAT_CFGI] = { "smmu-cmdq-cfgi", STATS_TYPE_CUMULATIVE },
+    /* batches run under one s->mutex hold, */
+    [CMDQ_STAT_BATCHES] = { "smmu-cmdq-batches", STATS_TYPE_CUMULATIVE },
+    /* times a thread became the owner and drained the queue, */
+    [CMDQ_STAT_DRAINS] = { "smmu-cmdq-drains", STATS_TYPE_CUMULATIVE },
+    /* PROD writes that left their commands to the owner, */
+    [CMDQ_STAT_HANDOFFS] = { "smmu-cmdq-handoffs", STATS_TYPE_CUMULATIVE },
+    /* drains under the BQL (IOMMU notifiers registered), */
+    [CMDQ_STAT_BQL_DRAINS] = { "smmu-cmdq-bql-drains",
+                               STATS_TYPE_CUMULATIVE },
+    /* command errors reported (CMDQ_CONS.ERR, GERROR.CMDQ_ERR). */
+    [CMDQ_STAT_ERRORS] = { "smmu-cmdq-errors", STATS_TYPE_CUMULATIVE },
+};
+
+struct SMMUv3Cmdq {
+    MemoryRegion iomem;
+    bool owned;                 /* a thread drains the queue */
+    bool sync_irq;              /* a CMD_SYNC asked for its interrupt */
+    uint32_t error;             /* SMMUCmdError to report, 0: none */
+    Stat64 stats[CMDQ_STAT__MAX];
+    IrqStatsGroup *stats_group;
+};
+
+static void cmdq_stat(SMMUv3Cmdq *c, SMMUv3CmdqStat stat, uint64_t n)
+{
+    stat64_add(&c->stats[stat], n);
+}
+
+void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type)
+{
+    SMMUv3Cmdq *c = s->cmdq_lockless;
+
+    cmdq_stat(c, CMDQ_STAT_COMMANDS, 1);
+    if (type == SMMU_CMD_SYNC) {
+        cmdq_stat(c, CMDQ_STAT_SYNCS, 1);
+    } else if (type >= SMMU_CMD_TLBI_NH_ALL &&
+               type <= SMMU_CMD_TLBI_NSNH_ALL) {
+        cmdq_stat(c, CMDQ_STAT_TLBI, 1);
+    } else if (type >= SMMU_CMD_CFGI_STE && type <= SMMU_CMD_CFGI_ALL) {
+        cmdq_stat(c, CMDQ_STAT_CFGI, 1);
+    }
+}
+
+void smmuv3_cmdq_sync_irq(SMMUv3State *s)
+{
+    qatomic_set(&s->cmdq_lockless->sync_irq, true);
+}
+
+/*
+ * Copy @n commands at @addr out of guest RAM; false if any is outside
+ * plain RAM.  Never dispatches to MMIO: the owner may not take the BQL.
+ */
+static bool cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
+{
+    hwaddr len = n * sizeof(Cmd), xlat, l = len;
+    MemoryRegion *mr;
+    unsigned i, j;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(&address_space_memory, addr, &xlat, &l,
+                                 false, MEMTXATTRS_UNSPECIFIED);
+    if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
+        l < len) {
+        return false;
+    }
+    memcpy(cmds, (uint8_t *)memory_region_get_ram_ptr(mr) + xlat, len);
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < ARRAY_SIZE(cmds[i].word); j++) {
+            le32_to_cpus(&cmds[i].word[j]);
+        }
+    }
+    return true;
+}
+
+/* Whether there are commands to run: PROD and CONS differ, no error. */
+static bool cmdq_has_work(SMMUv3State *s)
+{
+    SMMUQueue *q = &s->cmdq;
+    uint32_t mask = WRAP_INDEX_MASK(q);
+    uint32_t pending = qatomic_read(&s->gerror) ^ qatomic_read(&s->gerrorn);
+
+    return smmuv3_cmdq_enabled(s) &&
+           !FIELD_EX32(pending, GERROR, CMDQ_ERR) &&
+           !qatomic_read(&s->cmdq_lockless->error) &&
+           ((qatomic_load_acquire(&q->prod) ^ qatomic_read(&q->cons)) & mask);
+}
+
+/* The owner: run batches until the queue is empty, disabled or in error */
+static void cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c)
+{
+    SMMUQueue *q = &s->cmdq;
+    Cmd cmds[CMDQ_BATCH];
+
+    cmdq_stat(c, CMDQ_STAT_DRAINS, 1);
+    while (cmdq_has_work(s)) {
+        uint32_t prod = qatomic_load_acquire(&q->prod);
+        uint32_t cons = qatomic_read(&q->cons);
+        uint32_t size = 1U << q->log2size;
+        uint32_t idx = cons & (size - 1);
+        uint32_t ahead = (prod - cons) & WRAP_INDEX_MASK(q);
+        SMMUCmdError error = SMMU_CERROR_NONE;
+        unsigned n, done;
+
+        /* PROD more than a queue ahead: only the index counts */
+        n = MIN(MIN(ahead, size), CMDQ_BATCH);
+        n = MIN(n, size - idx);     /* up to the end of the ring */
+        if (!cmdq_fetch(Q_BASE(q) + idx * q->entry_size, cmds, n)) {
+            n = 0;
+            error = SMMU_CERROR_ABT;
+            done = 0;
+        } else {
+            qemu_mutex_lock(&s->mutex);
+            done = smmuv3_cmdq_run(s, cmds, n, &error);
+            qemu_mutex_unlock(&s->mutex);
+            cmdq_stat(c, CMDQ_STAT_BATCHES, 1);
+        }
+        /* CONS past what completed, wrap bit and ERR kept */
+        cons = deposit32(cons, 0, q->log2size + 1, cons + done);
+        qatomic_store_release(&q->cons, cons);
+        if (error) {
+            qatomic_set(&c->error, error);
+            break;
+        }
+    }
+}
+
+/* After letting go: what the owner could not raise itself, under the BQL */
+static void cmdq_report(SMMUv3State *s, SMMUv3Cmdq *c)
+{
+    uint32_t error;
+
+    if (!qatomic_read(&c->sync_irq) && !qatomic_read(&c->error)) {
+        return;
+    }
+    BQL_LOCK_GUARD();
+    if (qatomic_xchg(&c->sync_irq, false)) {
+        smmuv3_trigger_irq(s, SMMU_IRQ_CMD_SYNC, 0);
+    }
+    error = qatomic_read(&c->error);
+    if (error) {
+        /* No owner writes CONS while an error is pending */
+        qatomic_set(&s->cmdq.cons, FIELD_DP32(qatomic_read(&s->cmdq.cons),
+                                              CMDQ_CONS, ERR, error));
+        cmdq_stat(c, CMDQ_STAT_ERRORS, 1);
+        smmuv3_trigger_irq(s, SMMU_IRQ_GERROR, R_GERROR_CMDQ_ERR_MASK);
+        /* GERROR.CMDQ_ERR now holds the queue until GERRORN acks it */
+        qatomic_set(&c->error, 0);
+    }
+}
+
+void smmuv3_cmdq_kick(SMMUv3State *s)
+{
+    SMMUv3Cmdq *c = s->cmdq_lockless;
+    SMMUState *bs = ARM_SMMU(s);
+    bool bql = false;
+
+    /* Notifiers (vhost, VFIO) are called with the BQL: take it first */
+    if (qatomic_read(&bs->devices_with_notifiers.lh_first) && !bql_locked()) {
+        bql_lock();
+        bql = true;
+    }
+    /* Against the owner's release then re-check: store PROD, then load */
+    smp_mb();
+    while (cmdq_has_work(s)) {
+        if (qatomic_xchg(&c->owned, true)) {
+            cmdq_stat(c, CMDQ_STAT_HANDOFFS, 1);
+            break;
+        }
+        if (bql_locked()) {
+            cmdq_stat(c, CMDQ_STAT_BQL_DRAINS, 1);
+        }
+        cmdq_drain(s, c);
+        qatomic_store_release(&c->owned, false);
+        smp_mb();               /* then look at PROD again */
+    }
+    if (bql) {
+        bql_unlock();
+    }
+    cmdq_report(s, c);
+}
+
+static MemTxResult cmdq_mmio_read(void *opaque, hwaddr offset,
+                                  uint64_t *data, unsigned size,
+                                  MemTxAttrs attrs)
+{
+    SMMUv3State *s = opaque;
+    uint64_t prod = qatomic_read(&s->cmdq.prod);
+    uint64_t cons = qatomic_load_acquire(&s->cmdq.cons);
+
+    switch (offset) {
+    case 0:
+        *data = size == 8 ? prod | cons << 32 : prod;
+        break;
+    case 4:
+        *data = cons;
+        break;
+    default:
+        *data = 0;
+        return MEMTX_DECODE_ERROR;
+    }
+    return MEMTX_OK;
+}
+
+static MemTxResult cmdq_mmio_write(void *opaque, hwaddr offset,
+                                   uint64_t data, unsigned size,
+                                   MemTxAttrs attrs)
+{
+    SMMUv3State *s = opaque;
+    SMMUv3Cmdq *c = s->cmdq_lockless;
+
+    if (offset == 0) {
+        qatomic_store_release(&s->cmdq.prod, (uint32_t)data);
+        if (size == 4) {
+            smmuv3_cmdq_kick(s);
+            return MEMTX_OK;
+        }
+        data >>= 32;            /* a 64-bit write: CONS too */
+    }
+    /*
+     * CONS: software may move it only while the queue is disabled;
+     * wait for a drain still finishing so that it does not overwrite.
+     */
+    if (smmuv3_cmdq_enabled(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "smmuv3: CMDQ_CONS written while "
+                      "CR0.CMDQEN is set: ignored\n");
+    } else {
+        while (qatomic_xchg(&c->owned, true)) {
+            g_thread_yield();
+        }
+        qatomic_set(&s->cmdq.cons, (uint32_t)data);
+        qatomic_store_release(&c->owned, false);
+    }
+    smmuv3_cmdq_kick(s);
+    return MEMTX_OK;
+}
+
+static const MemoryRegionOps cmdq_mmio_ops = {
+    .read_with_attrs = cmdq_mmio_read,
+    .write_with_attrs = cmdq_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+};
+
+void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem)
+{
+    SMMUv3Cmdq *c = g_new0(SMMUv3Cmdq, 1);
+
+    s->cmdq_lockless = c;
+    memory_region_init_io(&c->iomem, OBJECT(s), &cmdq_mmio_ops, s,
+                          "smmuv3-cmdq", 8);
+    memory_region_enable_lockless_io(&c->iomem);
+    memory_region_add_subregion_overlap(iomem, A_CMDQ_PROD, &c->iomem, 1);
+    c->stats_group = irq_stats_register(OBJECT(s), STATS_TARGET_IRQ_DEVICE,
+                                        cmdq_stat_defs, c->stats,
+                                        CMDQ_STAT__MAX);
+}
+
+void smmuv3_cmdq_reset(SMMUv3State *s)
+{
+    SMMUv3Cmdq *c = s->cmdq_lockless;
+
+    if (c) {
+        qatomic_set(&c->sync_irq, false);
+        qatomic_set(&c->error, 0);
+    }
+}

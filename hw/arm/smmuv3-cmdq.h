@@ -1,0 +1,40 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * The emulated SMMUv3's command queue served without the BQL.
+ * CMDQ_PROD and CMDQ_CONS are a lockless MMIO region of their own over
+ * the SMMU's registers (the rest keep the BQL); a write of CMDQ_PROD
+ * publishes it and drains the queue unless another thread is draining
+ * it already, which then sees the new PROD before it lets go.
+ * smmuv3.c calls in at realize, reset, and where CR0, GERRORN or
+ * CMDQ_PROD change; it runs the commands (smmuv3_cmdq_run()).  The
+ * logic and its lock order are in smmuv3-cmdq.c.
+ */
+
+#ifndef HW_ARM_SMMUV3_CMDQ_H
+#define HW_ARM_SMMUV3_CMDQ_H
+
+#include "hw/arm/smmuv3.h"
+#include "smmuv3-internal.h"
+
+typedef struct SMMUv3Cmdq SMMUv3Cmdq;
+
+/* Realize: the lockless CMDQ_PROD/CONS region in @iomem, the counters. */
+void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem);
+
+/* Reset: forget a pending error report and CMD_SYNC interrupt. */
+void smmuv3_cmdq_reset(SMMUv3State *s);
+
+/* Drain the queue, unless another thread does (any thread, any lock). */
+void smmuv3_cmdq_kick(SMMUv3State *s);
+
+/* From smmuv3_cmdq_run(): a command of @type ran; a CMD_SYNC's IRQ. */
+void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type);
+void smmuv3_cmdq_sync_irq(SMMUv3State *s);
+
+/* In smmuv3.c */
+unsigned smmuv3_cmdq_run(SMMUv3State *s, const Cmd *cmds, unsigned n,
+                         SMMUCmdError *error);
+void smmuv3_trigger_irq(SMMUv3State *s, SMMUIrq irq, uint32_t gerror_mask);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * qtests of the emulated SMMUv3's command queue (hw/arm/smmuv3.c,
+ * served without the BQL by hw/arm/smmuv3-cmdq.c) on -M virt,
+ * iommu=smmuv3: commands queued in guest memory and published with
+ * CMDQ_PROD are consumed in order, CMDQ_CONS (and its wrap bit) follows,
+ * a 64-bit access covers PROD and CONS; an illegal command stops the
+ * queue with CMDQ_CONS.ERR = CERROR_ILL and GERROR.CMDQ_ERR until
+ * GERRORN acknowledges it; a queue outside RAM stops with CERROR_ABT;
+ * nothing is consumed while CR0.CMDQEN is clear; the counters of the
+ * "irq" stats provider count each command type.
+ */
+
+#include "qemu/osdep.h"
+#include "libqtest.h"
+#include "irq-stats-qtest.h"
+
+#define SMMU            0x09050000ULL   /* virt's SMMUv3 */
+#define R_CR0           0x20
+#define R_CR0ACK        0x24
+#define R_GERROR        0x60
+#define R_GERRORN       0x64
+#define R_CMDQ_BASE     0x90
+#define R_CMDQ_PROD     0x98
+#define R_CMDQ_CONS     0x9c
+#define CR0_CMDQEN      (1U << 3)
+#define GERROR_CMDQ_ERR (1U << 0)
+#define CONS_ERR(cons)  (((cons) >> 24) & 0x7f)
+#define CERROR_ILL      1
+#define CERROR_ABT      2
+
+#define CMD_CFGI_STE_RANGE  0x04
+#define CMD_TLBI_NH_ALL     0x10
+#define CMD_TLBI_NSNH_ALL   0x30
+#define CMD_SYNC            0x46
+#define CMD_ILLEGAL         0x7f
+
+#define QUEUE           0x40100000ULL   /* guest RAM */
+#define LOG2SIZE        3               /* 8 entries */
+#define ENTRIES         (1U << LOG2SIZE)
+
+typedef struct Ctx {
+    QTestState *qts;
+    uint32_t prod;
+} Ctx;
+
+static uint64_t smmu_stat(Ctx *c, const char *name)
+{
+    return irq_stat(c->qts, "irq-device", NULL, name);
+}
+
+static uint32_t cons(Ctx *c)
+{
+    return qtest_readl(c->qts, SMMU + R_CMDQ_CONS);
+}
+
+static Ctx *start(uint64_t queue)
+{
+    Ctx *c = g_new0(Ctx, 1);
+
+    c->qts = qtest_init("-M virt,iommu=smmuv3 -m 512M");
+    qtest_writeq(c->qts, SMMU + R_CMDQ_BASE, queue | LOG2SIZE);
+    qtest_writel(c->qts, SMMU + R_CMDQ_PROD, 0);
+    qtest_writel(c->qts, SMMU + R_CMDQ_CONS, 0);
+    qtest_writel(c->qts, SMMU + R_CR0, CR0_CMDQEN);
+    g_assert_cmphex(qtest_readl(c->qts, SMMU + R_CR0ACK) & CR0_CMDQEN, ==,
+                    CR0_CMDQEN);
+    return c;
+}
+
+static void stop(Ctx *c)
+{
+    qtest_quit(c->qts);
+    g_free(c);
+}
+
+/* Queue a command at PROD (not published). */
+static void queue_cmd(Ctx *c, uint8_t opcode, uint32_t word2)
+{
+    uint64_t at = QUEUE + (c->prod & (ENTRIES - 1)) * 16;
+
+    qtest_writel(c->qts, at, opcode);
+    qtest_writel(c->qts, at + 4, 0);
+    qtest_writel(c->qts, at + 8, word2);
+    qtest_writel(c->qts, at + 12, 0);
+    c->prod = (c->prod + 1) & (2 * ENTRIES - 1);    /* index and wrap */
+}
+
+static void publish(Ctx *c)
+{
+    qtest_writel(c->qts, SMMU + R_CMDQ_PROD, c->prod);
+}
+
+/* Commands of each kind are consumed; the counters say which ran. */
+static void test_consume(void)
+{
+    Ctx *c = start(QUEUE);
+
+    queue_cmd(c, CMD_TLBI_NH_ALL, 0);
+    queue_cmd(c, CMD_CFGI_STE_RANGE, 31);           /* CFGI_ALL */
+    queue_cmd(c, CMD_TLBI_NSNH_ALL, 0);
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    g_assert_cmphex(cons(c), ==, c->prod);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands"), ==, 4);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-tlbi"), ==, 2);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-cfgi"), ==, 1);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, 1);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 0);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-drains"), >=, 1);
+    g_assert_false(qtest_readl(c->qts, SMMU + R_GERROR) & GERROR_CMDQ_ERR);
+    stop(c);
+}
+
+/* Around the ring several times: CONS keeps up, its wrap bit flips. */
+static void test_wrap(void)
+{
+    Ctx *c = start(QUEUE);
+    int round, i;
+
+    for (round = 0; round < 5; round++) {
+        for (i = 0; i < 5; i++) {
+            queue_cmd(c, CMD_SYNC, 0);
+        }
+        publish(c);
+        g_assert_cmphex(cons(c), ==, c->prod);
+    }
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, 25);
+    /* 25 commands in an 8-entry ring: index 1, wrap bit set */
+    g_assert_cmphex(c->prod, ==, (25 % 16));
+    /* A 64-bit read returns PROD in the low half, CONS in the high */
+    g_assert_cmphex(qtest_readq(c->qts, SMMU + R_CMDQ_PROD), ==,
+                    (uint64_t)c->prod << 32 | c->prod);
+    stop(c);
+}
+
+/* Nothing runs while CMDQEN is clear; enabling it runs what is queued. */
+static void test_disabled(void)
+{
+    Ctx *c = start(QUEUE);
+
+    qtest_writel(c->qts, SMMU + R_CR0, 0);
+    queue_cmd(c, CMD_SYNC, 0);
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    g_assert_cmphex(cons(c), ==, 0);
+    qtest_writel(c->qts, SMMU + R_CR0, CR0_CMDQEN);
+    g_assert_cmphex(cons(c), ==, 2);
+    stop(c);
+}
+
+/*
+ * An illegal command: CONS stops at it with ERR = CERROR_ILL, GERROR
+ * toggles CMDQ_ERR; after the driver replaces it and acknowledges the
+ * error in GERRORN, the queue runs again.
+ */
+static void test_illegal(void)
+{
+    Ctx *c = start(QUEUE);
+    uint32_t gerror;
+
+    queue_cmd(c, CMD_SYNC, 0);
+    queue_cmd(c, CMD_ILLEGAL, 0);
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    g_assert_cmphex(cons(c) & 0xffffff, ==, 1);
+    g_assert_cmpuint(CONS_ERR(cons(c)), ==, CERROR_ILL);
+    gerror = qtest_readl(c->qts, SMMU + R_GERROR);
+    g_assert_true((gerror ^ qtest_readl(c->qts, SMMU + R_GERRORN)) &
+                  GERROR_CMDQ_ERR);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 1);
+
+    /* More commands published: still held by the error */
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    g_assert_cmphex(cons(c) & 0xffffff, ==, 1);
+
+    /* The driver turns the bad command into a SYNC and acknowledges */
+    qtest_writel(c->qts, QUEUE + 16, CMD_SYNC);
+    qtest_writel(c->qts, SMMU + R_GERRORN, gerror);
+    g_assert_cmphex(cons(c) & 0xffffff, ==, c->prod);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, 4);
+    stop(c);
+}
+
+/* A queue in MMIO (the SMMU's own registers): CERROR_ABT, nothing run. */
+static void test_queue_not_ram(void)
+{
+    Ctx *c = start(SMMU);
+
+    c->prod = 1;
+    publish(c);
+    g_assert_cmphex(cons(c) & 0xffffff, ==, 0);
+    g_assert_cmpuint(CONS_ERR(cons(c)), ==, CERROR_ABT);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands"), ==, 0);
+    g_assert_true((qtest_readl(c->qts, SMMU + R_GERROR) ^
+                   qtest_readl(c->qts, SMMU + R_GERRORN)) & GERROR_CMDQ_ERR);
+    stop(c);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/smmuv3-cmdq/consume", test_consume);
+    qtest_add_func("/smmuv3-cmdq/wrap", test_wrap);
+    qtest_add_func("/smmuv3-cmdq/disabled", test_disabled);
+    qtest_add_func("/smmuv3-cmdq/illegal", test_illegal);
+    qtest_add_func("/smmuv3-cmdq/queue-not-ram", test_queue_not_ram);
+    return g_test_run();
+}
