@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # qemu-irq-fork: the two commands are `make demo` and `make check`.
-#   make          configure when needed, then build both binaries
+#   make          configure when needed, then build the three binaries
 #   make demo     boot each binary, ask QMP, print a summary
 #   make check    our tests + the nearest upstream qtests; ends with
 #                 "N passed, N failed, N skipped, N repeated"

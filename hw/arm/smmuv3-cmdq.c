@@ -20,9 +20,16 @@
  *
  * Lock order: BQL, then ownership, then s->mutex.  The owner never
  * waits for the BQL: interrupts (CMD_SYNC with CS=IRQ, GERROR.CMDQ_ERR)
- * are raised after it lets go, under the BQL.  Commands that call IOMMU
- * notifiers (vhost, VFIO: they need the BQL) make the kicker take the
- * BQL before ownership whenever such notifiers are registered.
+ * are raised after it lets go, under the BQL, a CMD_SYNC's only once
+ * CONS has passed it.  A batch that needs the BQL (IOMMU notifiers of
+ * vhost or VFIO are registered, the list changed under s->mutex; or a
+ * CFGI_STE/CFGI_CD, which looks up devices that hotplug adds under the
+ * BQL) is left to an owner that holds it: an owner without it lets go,
+ * takes the BQL and drains again.  One ownership runs at most a queue's
+ * worth of commands (at least 256); the rest is drained from a bottom
+ * half, so a guest cannot hold a vCPU thread in the drain for ever.
+ * CMDQ_CONS writes (queue disabled) are applied by the owner, between
+ * batches, never spun for.
  *
  * A command queue outside plain RAM (MMIO, a RAM device) is not read:
  * the command faults with CERROR_ABT, as an abort on the fetch would.
@@ -82,8 +89,13 @@ static const IrqStatDef cmdq_stat_defs[CMDQ_STAT__MAX] = {
 
 struct SMMUv3Cmdq {
     MemoryRegion iomem;
+    QEMUBH *bh;                 /* drains what one ownership left */
     bool owned;                 /* a thread drains the queue */
+    bool want_bql;              /* a batch waits for an owner with the BQL */
+    bool batch_sync_irq;        /* owner's: a CMD_SYNC of this batch */
     bool sync_irq;              /* a CMD_SYNC asked for its interrupt */
+    bool cons_pending;          /* a CMDQ_CONS write waits for the owner */
+    uint32_t cons_value;
     uint32_t error;             /* SMMUCmdError to report, 0: none */
     Stat64 stats[CMDQ_STAT__MAX];
     IrqStatsGroup *stats_group;
@@ -111,14 +123,16 @@ void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type)
 
 void smmuv3_cmdq_sync_irq(SMMUv3State *s)
 {
-    qatomic_set(&s->cmdq_lockless->sync_irq, true);
+    /* Raised once CONS has passed it (cmdq_drain()) */
+    s->cmdq_lockless->batch_sync_irq = true;
 }
 
 /*
- * Copy @n commands at @addr out of guest RAM; false if any is outside
- * plain RAM.  Never dispatches to MMIO: the owner may not take the BQL.
+ * Copy up to @n commands at @addr out of guest RAM, as many as lie in
+ * one plain RAM region: 0 if the first does not.  Never dispatches to
+ * MMIO: the owner may not take the BQL.
  */
-static bool cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
+static unsigned cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
 {
     hwaddr len = n * sizeof(Cmd), xlat, l = len;
     MemoryRegion *mr;
@@ -127,69 +141,122 @@ static bool cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
     RCU_READ_LOCK_GUARD();
     mr = address_space_translate(&address_space_memory, addr, &xlat, &l,
                                  false, MEMTXATTRS_UNSPECIFIED);
-    if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
-        l < len) {
-        return false;
+    if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr)) {
+        return 0;
     }
-    memcpy(cmds, (uint8_t *)memory_region_get_ram_ptr(mr) + xlat, len);
+    n = MIN(n, l / sizeof(Cmd));
+    memcpy(cmds, (uint8_t *)memory_region_get_ram_ptr(mr) + xlat,
+           n * sizeof(Cmd));
     for (i = 0; i < n; i++) {
         for (j = 0; j < ARRAY_SIZE(cmds[i].word); j++) {
             le32_to_cpus(&cmds[i].word[j]);
         }
     }
-    return true;
+    return n;
 }
 
-/* Whether there are commands to run: PROD and CONS differ, no error. */
+/* Whether running @cmds needs the BQL (see the top of the file). */
+static bool cmdq_batch_needs_bql(SMMUv3State *s, const Cmd *cmds,
+                                 unsigned n)
+{
+    unsigned i;
+
+    if (!QLIST_EMPTY(&ARM_SMMU(s)->devices_with_notifiers)) {
+        return true;
+    }
+    for (i = 0; i < n; i++) {
+        switch (CMD_TYPE(&cmds[i])) {
+        case SMMU_CMD_CFGI_STE:
+        case SMMU_CMD_CFGI_CD:
+        case SMMU_CMD_CFGI_CD_ALL:
+            return true;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+/*
+ * Whether there is work: a CMDQ_CONS write to apply, or commands to run
+ * (PROD and CONS differ, the queue enabled, no error).
+ */
 static bool cmdq_has_work(SMMUv3State *s)
 {
     SMMUQueue *q = &s->cmdq;
     uint32_t mask = WRAP_INDEX_MASK(q);
     uint32_t pending = qatomic_read(&s->gerror) ^ qatomic_read(&s->gerrorn);
 
+    if (qatomic_read(&s->cmdq_lockless->cons_pending)) {
+        return true;
+    }
     return smmuv3_cmdq_enabled(s) &&
            !FIELD_EX32(pending, GERROR, CMDQ_ERR) &&
            !qatomic_read(&s->cmdq_lockless->error) &&
            ((qatomic_load_acquire(&q->prod) ^ qatomic_read(&q->cons)) & mask);
 }
 
-/* The owner: run batches until the queue is empty, disabled or in error */
-static void cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c)
+/*
+ * The owner: run batches until the queue is empty, disabled or in error,
+ * a batch needs the BQL it does not hold, or @budget commands ran.
+ * Returns false when stopped by the budget.
+ */
+static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned budget)
 {
     SMMUQueue *q = &s->cmdq;
     Cmd cmds[CMDQ_BATCH];
 
     cmdq_stat(c, CMDQ_STAT_DRAINS, 1);
     while (cmdq_has_work(s)) {
-        uint32_t prod = qatomic_load_acquire(&q->prod);
-        uint32_t cons = qatomic_read(&q->cons);
-        uint32_t size = 1U << q->log2size;
-        uint32_t idx = cons & (size - 1);
-        uint32_t ahead = (prod - cons) & WRAP_INDEX_MASK(q);
+        uint32_t prod, cons, size, idx, ahead;
+        uint8_t log2size;
         SMMUCmdError error = SMMU_CERROR_NONE;
-        unsigned n, done;
+        unsigned n, done = 0;
 
+        if (qatomic_xchg(&c->cons_pending, false)) {
+            qatomic_store_release(&q->cons, qatomic_read(&c->cons_value));
+            continue;
+        }
+        if (!budget) {
+            return false;
+        }
+        prod = qatomic_load_acquire(&q->prod);
+        cons = qatomic_read(&q->cons);
+        log2size = qatomic_read(&q->log2size);
+        size = 1U << log2size;
+        idx = cons & (size - 1);
+        ahead = (prod - cons) & ((size << 1) - 1);
         /* PROD more than a queue ahead: only the index counts */
-        n = MIN(MIN(ahead, size), CMDQ_BATCH);
+        n = MIN(MIN(ahead, size), MIN(CMDQ_BATCH, budget));
         n = MIN(n, size - idx);     /* up to the end of the ring */
-        if (!cmdq_fetch(Q_BASE(q) + idx * q->entry_size, cmds, n)) {
-            n = 0;
+        n = cmdq_fetch(Q_BASE(q) + idx * q->entry_size, cmds, n);
+        if (!n) {
             error = SMMU_CERROR_ABT;
-            done = 0;
         } else {
             qemu_mutex_lock(&s->mutex);
+            if (!bql_locked() && cmdq_batch_needs_bql(s, cmds, n)) {
+                qemu_mutex_unlock(&s->mutex);
+                qatomic_set(&c->want_bql, true);
+                return true;
+            }
             done = smmuv3_cmdq_run(s, cmds, n, &error);
             qemu_mutex_unlock(&s->mutex);
             cmdq_stat(c, CMDQ_STAT_BATCHES, 1);
+            budget -= MIN(budget, done + !!error);
         }
         /* CONS past what completed, wrap bit and ERR kept */
-        cons = deposit32(cons, 0, q->log2size + 1, cons + done);
+        cons = deposit32(cons, 0, log2size + 1, cons + done);
         qatomic_store_release(&q->cons, cons);
+        if (c->batch_sync_irq) {
+            c->batch_sync_irq = false;
+            qatomic_set(&c->sync_irq, true);
+        }
         if (error) {
             qatomic_set(&c->error, error);
             break;
         }
     }
+    return true;
 }
 
 /* After letting go: what the owner could not raise itself, under the BQL */
@@ -206,9 +273,14 @@ static void cmdq_report(SMMUv3State *s, SMMUv3Cmdq *c)
     }
     error = qatomic_read(&c->error);
     if (error) {
-        /* No owner writes CONS while an error is pending */
-        qatomic_set(&s->cmdq.cons, FIELD_DP32(qatomic_read(&s->cmdq.cons),
-                                              CMDQ_CONS, ERR, error));
+        uint32_t cons = qatomic_read(&s->cmdq.cons), old;
+
+        /* No owner runs commands while an error is pending */
+        do {
+            old = cons;
+            cons = qatomic_cmpxchg(&s->cmdq.cons, old,
+                                   FIELD_DP32(old, CMDQ_CONS, ERR, error));
+        } while (cons != old);
         cmdq_stat(c, CMDQ_STAT_ERRORS, 1);
         smmuv3_trigger_irq(s, SMMU_IRQ_GERROR, R_GERROR_CMDQ_ERR_MASK);
         /* GERROR.CMDQ_ERR now holds the queue until GERRORN acks it */
@@ -219,17 +291,14 @@ static void cmdq_report(SMMUv3State *s, SMMUv3Cmdq *c)
 void smmuv3_cmdq_kick(SMMUv3State *s)
 {
     SMMUv3Cmdq *c = s->cmdq_lockless;
-    SMMUState *bs = ARM_SMMU(s);
+    unsigned budget = MAX(1U << s->cmdq.log2size, 256);
     bool bql = false;
 
-    /* Notifiers (vhost, VFIO) are called with the BQL: take it first */
-    if (qatomic_read(&bs->devices_with_notifiers.lh_first) && !bql_locked()) {
-        bql_lock();
-        bql = true;
-    }
     /* Against the owner's release then re-check: store PROD, then load */
     smp_mb();
     while (cmdq_has_work(s)) {
+        bool more;
+
         if (qatomic_xchg(&c->owned, true)) {
             cmdq_stat(c, CMDQ_STAT_HANDOFFS, 1);
             break;
@@ -237,9 +306,17 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         if (bql_locked()) {
             cmdq_stat(c, CMDQ_STAT_BQL_DRAINS, 1);
         }
-        cmdq_drain(s, c);
+        more = !cmdq_drain(s, c, budget);
         qatomic_store_release(&c->owned, false);
         smp_mb();               /* then look at PROD again */
+        if (more) {
+            qemu_bh_schedule(c->bh);
+            break;
+        }
+        if (qatomic_xchg(&c->want_bql, false) && !bql_locked()) {
+            bql_lock();         /* not owning: the lock order holds */
+            bql = true;
+        }
     }
     if (bql) {
         bql_unlock();
@@ -247,11 +324,14 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
     cmdq_report(s, c);
 }
 
-static MemTxResult cmdq_mmio_read(void *opaque, hwaddr offset,
-                                  uint64_t *data, unsigned size,
-                                  MemTxAttrs attrs)
+static void cmdq_bh(void *opaque)
 {
-    SMMUv3State *s = opaque;
+    smmuv3_cmdq_kick(opaque);
+}
+
+MemTxResult smmuv3_cmdq_read(SMMUv3State *s, hwaddr offset,
+                             uint64_t *data, unsigned size)
+{
     uint64_t prod = qatomic_read(&s->cmdq.prod);
     uint64_t cons = qatomic_load_acquire(&s->cmdq.cons);
 
@@ -269,11 +349,9 @@ static MemTxResult cmdq_mmio_read(void *opaque, hwaddr offset,
     return MEMTX_OK;
 }
 
-static MemTxResult cmdq_mmio_write(void *opaque, hwaddr offset,
-                                   uint64_t data, unsigned size,
-                                   MemTxAttrs attrs)
+MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
+                              uint64_t data, unsigned size)
 {
-    SMMUv3State *s = opaque;
     SMMUv3Cmdq *c = s->cmdq_lockless;
 
     if (offset == 0) {
@@ -283,23 +361,36 @@ static MemTxResult cmdq_mmio_write(void *opaque, hwaddr offset,
             return MEMTX_OK;
         }
         data >>= 32;            /* a 64-bit write: CONS too */
+        if (data == qatomic_read(&s->cmdq.cons)) {
+            smmuv3_cmdq_kick(s);
+            return MEMTX_OK;
+        }
     }
-    /*
-     * CONS: software may move it only while the queue is disabled;
-     * wait for a drain still finishing so that it does not overwrite.
-     */
+    /* CONS: software may move it only while the queue is disabled */
     if (smmuv3_cmdq_enabled(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "smmuv3: CMDQ_CONS written while "
                       "CR0.CMDQEN is set: ignored\n");
     } else {
-        while (qatomic_xchg(&c->owned, true)) {
-            g_thread_yield();
-        }
-        qatomic_set(&s->cmdq.cons, (uint32_t)data);
-        qatomic_store_release(&c->owned, false);
+        /* The owner applies it between batches (cmdq_drain()) */
+        qatomic_set(&c->cons_value, (uint32_t)data);
+        qatomic_store_release(&c->cons_pending, true);
     }
     smmuv3_cmdq_kick(s);
     return MEMTX_OK;
+}
+
+static MemTxResult cmdq_mmio_read(void *opaque, hwaddr offset,
+                                  uint64_t *data, unsigned size,
+                                  MemTxAttrs attrs)
+{
+    return smmuv3_cmdq_read(opaque, offset, data, size);
+}
+
+static MemTxResult cmdq_mmio_write(void *opaque, hwaddr offset,
+                                   uint64_t data, unsigned size,
+                                   MemTxAttrs attrs)
+{
+    return smmuv3_cmdq_write(opaque, offset, data, size);
 }
 
 static const MemoryRegionOps cmdq_mmio_ops = {
@@ -321,6 +412,7 @@ void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem)
     SMMUv3Cmdq *c = g_new0(SMMUv3Cmdq, 1);
 
     s->cmdq_lockless = c;
+    c->bh = qemu_bh_new_guarded(cmdq_bh, s, &DEVICE(s)->mem_reentrancy_guard);
     memory_region_init_io(&c->iomem, OBJECT(s), &cmdq_mmio_ops, s,
                           "smmuv3-cmdq", 8);
     memory_region_enable_lockless_io(&c->iomem);
@@ -336,6 +428,7 @@ void smmuv3_cmdq_reset(SMMUv3State *s)
 
     if (c) {
         qatomic_set(&c->sync_irq, false);
+        qatomic_set(&c->cons_pending, false);
         qatomic_set(&c->error, 0);
     }
 }

@@ -28,6 +28,12 @@ void smmuv3_cmdq_reset(SMMUv3State *s);
 /* Drain the queue, unless another thread does (any thread, any lock). */
 void smmuv3_cmdq_kick(SMMUv3State *s);
 
+/* CMDQ_PROD (@offset 0) and CMDQ_CONS (4), of page 0 or its alias */
+MemTxResult smmuv3_cmdq_read(SMMUv3State *s, hwaddr offset,
+                             uint64_t *data, unsigned size);
+MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
+                              uint64_t data, unsigned size);
+
 /* From smmuv3_cmdq_run(): a command of @type ran; a CMD_SYNC's IRQ. */
 void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type);
 void smmuv3_cmdq_sync_irq(SMMUv3State *s);

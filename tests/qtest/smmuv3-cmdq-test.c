@@ -8,7 +8,9 @@
  * a 64-bit access covers PROD and CONS; an illegal command stops the
  * queue with CMDQ_CONS.ERR = CERROR_ILL and GERROR.CMDQ_ERR until
  * GERRORN acknowledges it; a queue outside RAM stops with CERROR_ABT;
- * nothing is consumed while CR0.CMDQEN is clear; the counters of the
+ * nothing is consumed while CR0.CMDQEN is clear, CMDQ_CONS is written
+ * only then; page 1's alias of CMDQ_PROD/CONS works as page 0's; the
+ * counters of the
  * "irq" stats provider count each command type.
  */
 
@@ -199,6 +201,39 @@ static void test_queue_not_ram(void)
     stop(c);
 }
 
+/* Page 1 aliases CMDQ_PROD and CMDQ_CONS (QEMU's choice, as stock) */
+static void test_page1_alias(void)
+{
+    Ctx *c = start(QUEUE);
+
+    queue_cmd(c, CMD_SYNC, 0);
+    queue_cmd(c, CMD_SYNC, 0);
+    qtest_writel(c->qts, SMMU + 0x10000 + R_CMDQ_PROD, c->prod);
+    g_assert_cmphex(qtest_readl(c->qts, SMMU + 0x10000 + R_CMDQ_CONS), ==,
+                    c->prod);
+    g_assert_cmphex(cons(c), ==, c->prod);
+    stop(c);
+}
+
+/* CMDQ_CONS moves only while the queue is disabled. */
+static void test_cons_write(void)
+{
+    Ctx *c = start(QUEUE);
+
+    qtest_writel(c->qts, SMMU + R_CMDQ_CONS, 3);    /* enabled: ignored */
+    g_assert_cmphex(cons(c), ==, 0);
+    qtest_writel(c->qts, SMMU + R_CR0, 0);
+    qtest_writel(c->qts, SMMU + R_CMDQ_CONS, 3);
+    g_assert_cmphex(cons(c), ==, 3);
+    c->prod = 3;
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    qtest_writel(c->qts, SMMU + R_CR0, CR0_CMDQEN);
+    g_assert_cmphex(cons(c), ==, 4);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands"), ==, 1);
+    stop(c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -207,5 +242,7 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/disabled", test_disabled);
     qtest_add_func("/smmuv3-cmdq/illegal", test_illegal);
     qtest_add_func("/smmuv3-cmdq/queue-not-ram", test_queue_not_ram);
+    qtest_add_func("/smmuv3-cmdq/page1-alias", test_page1_alias);
+    qtest_add_func("/smmuv3-cmdq/cons-write", test_cons_write);
     return g_test_run();
 }
