@@ -87,6 +87,21 @@ static const IrqStatDef cmdq_stat_defs[CMDQ_STAT__MAX] = {
     [CMDQ_STAT_ERRORS] = { "smmu-cmdq-errors", STATS_TYPE_CUMULATIVE },
 };
 
+/* SMMUState's IOTLB counters, counted in smmu-common.c */
+static const IrqStatDef iotlb_stat_defs[SMMU_IOTLB_STAT__MAX] = {
+    /* Translations the IOTLB answered, */
+    [SMMU_IOTLB_STAT_HITS] = { "smmu-iotlb-hits", STATS_TYPE_CUMULATIVE },
+    /* translations that walked the page tables, */
+    [SMMU_IOTLB_STAT_MISSES] = { "smmu-iotlb-misses",
+                                 STATS_TYPE_CUMULATIVE },
+    /* entries evicted to make room (the IOTLB holds 256), */
+    [SMMU_IOTLB_STAT_EVICTIONS] = { "smmu-iotlb-evictions",
+                                    STATS_TYPE_CUMULATIVE },
+    /* entries visited by invalidations that scan the whole IOTLB. */
+    [SMMU_IOTLB_STAT_SCANNED] = { "smmu-iotlb-scanned",
+                                  STATS_TYPE_CUMULATIVE },
+};
+
 struct SMMUv3Cmdq {
     MemoryRegion iomem;
     QEMUBH *bh;                 /* drains what one ownership left */
@@ -99,6 +114,7 @@ struct SMMUv3Cmdq {
     uint32_t error;             /* SMMUCmdError to report, 0: none */
     Stat64 stats[CMDQ_STAT__MAX];
     IrqStatsGroup *stats_group;
+    IrqStatsGroup *iotlb_stats_group;
 };
 
 static void cmdq_stat(SMMUv3Cmdq *c, SMMUv3CmdqStat stat, uint64_t n)
@@ -420,6 +436,11 @@ void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem)
     c->stats_group = irq_stats_register(OBJECT(s), STATS_TARGET_IRQ_DEVICE,
                                         cmdq_stat_defs, c->stats,
                                         CMDQ_STAT__MAX);
+    c->iotlb_stats_group = irq_stats_register(OBJECT(s),
+                                              STATS_TARGET_IRQ_DEVICE,
+                                              iotlb_stat_defs,
+                                              ARM_SMMU(s)->iotlb_stats,
+                                              SMMU_IOTLB_STAT__MAX);
 }
 
 void smmuv3_cmdq_reset(SMMUv3State *s)

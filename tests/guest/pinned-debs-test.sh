@@ -39,10 +39,11 @@ dup=$(grep -v '^#' "$pins" | awk 'NF' | sort | uniq -d)
 split=$(awk '!/^#/ && NF { k = $4 "=" $5 " " $3
     if (k in s && s[k] != $6) print k; s[k] = $6 }' "$pins")
 [ -z "$split" ] || fail "two sums for $split"
-wrong=$(awk '!/^#/ && NF && (($1 == "ppc64") != ($3 == "ppc64el")) ||
-    (!/^#/ && NF && $1 != "ppc64" && $3 != "amd64" && $3 != "all")' "$pins")
+wrong=$(awk '!/^#/ && NF && ((($1 == "ppc64") != ($3 == "ppc64el")) ||
+    (($1 == "arm64") != ($3 == "arm64")) ||
+    ($1 != "ppc64" && $1 != "arm64" && $3 != "amd64" && $3 != "all"))' "$pins")
 [ -z "$wrong" ] || fail "architecture not the set's: $wrong"
-need_sets="x86 ppc64 $(sed -n 's/^NESTED_KVM_KERNELS := //p' \
+need_sets="x86 ppc64 arm64 $(sed -n 's/^NESTED_KVM_KERNELS := //p' \
     "$here/../../Makefile" | sed 's/[^ ][^ ]*/kvm-host-&/g')"
 for s in $need_sets; do
     awk -v s="$s" '$1 == s && $4 == "busybox-static"' "$pins" | grep -q . ||

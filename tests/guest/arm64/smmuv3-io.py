@@ -10,7 +10,8 @@ runs strict mode, put both devices in IOMMU groups, that on each disk
 completed reads under one reader per vCPU, that the guest reported no
 timeout, I/O error or SMMU event and QEMU nothing, and that the SMMU's
 counters (query-stats, asked after the guest powered off) show the
-queue served TLB invalidations and syncs in batches, without errors.
+queue served TLB invalidations and syncs in batches, without errors,
+and that translations went through the IOTLB.
 
 Usage: smmuv3-io.py QEMU GUEST-DIR   (GUEST-DIR from
        tests/guest/fetch-arm64-guest.sh)
@@ -63,6 +64,8 @@ def main():
         if st["smmu-cmdq-batches"] <= 0 or \
                 st["smmu-cmdq-batches"] > st["smmu-cmdq-commands"]:
             errors.append("batches and commands do not add up")
+        if st["smmu-iotlb-misses"] <= 0:
+            errors.append("no translation walked the page tables")
         if st["smmu-cmdq-errors"]:
             errors.append("%d command errors" % st["smmu-cmdq-errors"])
     if r["qemu_log"].strip():
