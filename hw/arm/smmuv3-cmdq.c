@@ -25,9 +25,10 @@
  * vhost or VFIO are registered, the list changed under s->mutex; or a
  * CFGI_STE/CFGI_CD, which looks up devices that hotplug adds under the
  * BQL) is left to an owner that holds it: an owner without it lets go,
- * takes the BQL and drains again.  One ownership runs at most a queue's
- * worth of commands (at least 256); the rest is drained from a bottom
- * half, so a guest cannot hold a vCPU thread in the drain for ever.
+ * takes the BQL and drains again.
+ * One kick runs at most 256 commands; the rest is drained from a bottom
+ * half, so a guest cannot hold a vCPU thread (or the BQL) in the drain
+ * for long.
  * CMDQ_CONS writes (queue disabled) are applied by the owner, between
  * batches, never spun for.
  *
@@ -51,6 +52,10 @@
 
 /* Commands read and run at once, and between two CONS updates */
 #define CMDQ_BATCH 32
+/* Commands (and CONS writes) one kick runs before a bottom half goes on */
+#define CMDQ_BUDGET 256
+/* cons_write: a CMDQ_CONS write waiting for the owner (bit 31 is RES0) */
+#define CONS_WRITE_PENDING (1U << 31)
 
 typedef enum SMMUv3CmdqStat {
     CMDQ_STAT_COMMANDS,
@@ -109,8 +114,7 @@ struct SMMUv3Cmdq {
     bool want_bql;              /* a batch waits for an owner with the BQL */
     bool batch_sync_irq;        /* owner's: a CMD_SYNC of this batch */
     bool sync_irq;              /* a CMD_SYNC asked for its interrupt */
-    bool cons_pending;          /* a CMDQ_CONS write waits for the owner */
-    uint32_t cons_value;
+    uint32_t cons_write;        /* CONS_WRITE_PENDING | value, or 0 */
     uint32_t error;             /* SMMUCmdError to report, 0: none */
     Stat64 stats[CMDQ_STAT__MAX];
     IrqStatsGroup *stats_group;
@@ -132,7 +136,7 @@ void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type)
     } else if (type >= SMMU_CMD_TLBI_NH_ALL &&
                type <= SMMU_CMD_TLBI_NSNH_ALL) {
         cmdq_stat(c, CMDQ_STAT_TLBI, 1);
-    } else if (type >= SMMU_CMD_CFGI_STE && type <= SMMU_CMD_CFGI_ALL) {
+    } else if (type >= SMMU_CMD_CFGI_STE && type <= SMMU_CMD_CFGI_CD_ALL) {
         cmdq_stat(c, CMDQ_STAT_CFGI, 1);
     }
 }
@@ -183,6 +187,7 @@ static bool cmdq_batch_needs_bql(SMMUv3State *s, const Cmd *cmds,
     for (i = 0; i < n; i++) {
         switch (CMD_TYPE(&cmds[i])) {
         case SMMU_CMD_CFGI_STE:
+        case SMMU_CMD_CFGI_STE_RANGE:   /* reads buses' numbers */
         case SMMU_CMD_CFGI_CD:
         case SMMU_CMD_CFGI_CD_ALL:
             return true;
@@ -203,7 +208,7 @@ static bool cmdq_has_work(SMMUv3State *s)
     uint32_t mask = WRAP_INDEX_MASK(q);
     uint32_t pending = qatomic_read(&s->gerror) ^ qatomic_read(&s->gerrorn);
 
-    if (qatomic_read(&s->cmdq_lockless->cons_pending)) {
+    if (qatomic_read(&s->cmdq_lockless->cons_write)) {
         return true;
     }
     return smmuv3_cmdq_enabled(s) &&
@@ -212,12 +217,24 @@ static bool cmdq_has_work(SMMUv3State *s)
            ((qatomic_load_acquire(&q->prod) ^ qatomic_read(&q->cons)) & mask);
 }
 
+/* Apply a CMDQ_CONS write that waits, if any (the owner, or no owner) */
+static bool cmdq_apply_cons_write(SMMUv3State *s, SMMUv3Cmdq *c)
+{
+    uint32_t w = qatomic_xchg(&c->cons_write, 0);
+
+    if (!w) {
+        return false;
+    }
+    qatomic_store_release(&s->cmdq.cons, w & ~CONS_WRITE_PENDING);
+    return true;
+}
+
 /*
  * The owner: run batches until the queue is empty, disabled or in error,
- * a batch needs the BQL it does not hold, or @budget commands ran.
- * Returns false when stopped by the budget.
+ * a batch needs the BQL it does not hold, or the *@budget of the kick is
+ * spent.  Returns false when stopped by the budget.
  */
-static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned budget)
+static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned *budget)
 {
     SMMUQueue *q = &s->cmdq;
     Cmd cmds[CMDQ_BATCH];
@@ -229,12 +246,12 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned budget)
         SMMUCmdError error = SMMU_CERROR_NONE;
         unsigned n, done = 0;
 
-        if (qatomic_xchg(&c->cons_pending, false)) {
-            qatomic_store_release(&q->cons, qatomic_read(&c->cons_value));
-            continue;
-        }
-        if (!budget) {
+        if (!*budget) {
             return false;
+        }
+        if (cmdq_apply_cons_write(s, c)) {
+            (*budget)--;
+            continue;
         }
         prod = qatomic_load_acquire(&q->prod);
         cons = qatomic_read(&q->cons);
@@ -243,13 +260,18 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned budget)
         idx = cons & (size - 1);
         ahead = (prod - cons) & ((size << 1) - 1);
         /* PROD more than a queue ahead: only the index counts */
-        n = MIN(MIN(ahead, size), MIN(CMDQ_BATCH, budget));
+        n = MIN(MIN(ahead, size), MIN(CMDQ_BATCH, *budget));
         n = MIN(n, size - idx);     /* up to the end of the ring */
         n = cmdq_fetch(Q_BASE(q) + idx * q->entry_size, cmds, n);
         if (!n) {
             error = SMMU_CERROR_ABT;
         } else {
             qemu_mutex_lock(&s->mutex);
+            if (!smmuv3_cmdq_enabled(s)) {
+                /* Disabled meanwhile (CR0 is written under s->mutex) */
+                qemu_mutex_unlock(&s->mutex);
+                break;
+            }
             if (!bql_locked() && cmdq_batch_needs_bql(s, cmds, n)) {
                 qemu_mutex_unlock(&s->mutex);
                 qatomic_set(&c->want_bql, true);
@@ -258,7 +280,7 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned budget)
             done = smmuv3_cmdq_run(s, cmds, n, &error);
             qemu_mutex_unlock(&s->mutex);
             cmdq_stat(c, CMDQ_STAT_BATCHES, 1);
-            budget -= MIN(budget, done + !!error);
+            *budget -= MIN(*budget, done + !!error);
         }
         /* CONS past what completed, wrap bit and ERR kept */
         cons = deposit32(cons, 0, log2size + 1, cons + done);
@@ -307,7 +329,7 @@ static void cmdq_report(SMMUv3State *s, SMMUv3Cmdq *c)
 void smmuv3_cmdq_kick(SMMUv3State *s)
 {
     SMMUv3Cmdq *c = s->cmdq_lockless;
-    unsigned budget = MAX(1U << s->cmdq.log2size, 256);
+    unsigned budget = CMDQ_BUDGET;
     bool bql = false;
 
     /* Against the owner's release then re-check: store PROD, then load */
@@ -322,7 +344,7 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         if (bql_locked()) {
             cmdq_stat(c, CMDQ_STAT_BQL_DRAINS, 1);
         }
-        more = !cmdq_drain(s, c, budget);
+        more = !cmdq_drain(s, c, &budget);
         qatomic_store_release(&c->owned, false);
         smp_mb();               /* then look at PROD again */
         if (more) {
@@ -377,7 +399,8 @@ MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
             return MEMTX_OK;
         }
         data >>= 32;            /* a 64-bit write: CONS too */
-        if (data == qatomic_read(&s->cmdq.cons)) {
+        if (smmuv3_cmdq_enabled(s)) {
+            /* Its CONS half is stale or the same: nothing to say */
             smmuv3_cmdq_kick(s);
             return MEMTX_OK;
         }
@@ -388,8 +411,9 @@ MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
                       "CR0.CMDQEN is set: ignored\n");
     } else {
         /* The owner applies it between batches (cmdq_drain()) */
-        qatomic_set(&c->cons_value, (uint32_t)data);
-        qatomic_store_release(&c->cons_pending, true);
+        qatomic_set(&c->cons_write,
+                    ((uint32_t)data & ~CONS_WRITE_PENDING) |
+                    CONS_WRITE_PENDING);
     }
     smmuv3_cmdq_kick(s);
     return MEMTX_OK;
@@ -449,7 +473,19 @@ void smmuv3_cmdq_reset(SMMUv3State *s)
 
     if (c) {
         qatomic_set(&c->sync_irq, false);
-        qatomic_set(&c->cons_pending, false);
+        qatomic_set(&c->cons_write, 0);
         qatomic_set(&c->error, 0);
     }
+}
+
+void smmuv3_cmdq_pre_save(SMMUv3State *s)
+{
+    /* vCPUs stopped, the BQL held: no owner, a CONS write is applied */
+    cmdq_apply_cons_write(s, s->cmdq_lockless);
+}
+
+void smmuv3_cmdq_post_load(SMMUv3State *s)
+{
+    /* What a bottom half of the source had left to drain */
+    qemu_bh_schedule(s->cmdq_lockless->bh);
 }

@@ -25,6 +25,10 @@ void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem);
 /* Reset: forget a pending error report and CMD_SYNC interrupt. */
 void smmuv3_cmdq_reset(SMMUv3State *s);
 
+/* Migration: apply a waiting CONS write; drain what the source left. */
+void smmuv3_cmdq_pre_save(SMMUv3State *s);
+void smmuv3_cmdq_post_load(SMMUv3State *s);
+
 /* Drain the queue, unless another thread does (any thread, any lock). */
 void smmuv3_cmdq_kick(SMMUv3State *s);
 

@@ -9,7 +9,8 @@
  * queue with CMDQ_CONS.ERR = CERROR_ILL and GERROR.CMDQ_ERR until
  * GERRORN acknowledges it; a queue outside RAM stops with CERROR_ABT;
  * nothing is consumed while CR0.CMDQEN is clear, CMDQ_CONS is written
- * only then; page 1's alias of CMDQ_PROD/CONS works as page 0's; the
+ * only then; page 1's alias of CMDQ_PROD/CONS works as page 0's; more
+ * commands than one kick runs are drained from a bottom half; the
  * counters of the
  * "irq" stats provider count each command type.
  */
@@ -234,6 +235,33 @@ static void test_cons_write(void)
     stop(c);
 }
 
+/*
+ * More commands than one kick runs (256): the rest is drained from a
+ * bottom half, so CONS reaches PROD without another PROD write.
+ */
+static void test_budget(void)
+{
+    Ctx *c = start(QUEUE);
+    const uint32_t n = 600, log2size = 10;
+    uint32_t i;
+    int tries;
+
+    qtest_writel(c->qts, SMMU + R_CR0, 0);
+    qtest_writeq(c->qts, SMMU + R_CMDQ_BASE, QUEUE | log2size);
+    for (i = 0; i < n; i++) {
+        qtest_writel(c->qts, QUEUE + i * 16, CMD_SYNC);
+    }
+    qtest_writel(c->qts, SMMU + R_CR0, CR0_CMDQEN);
+    qtest_writel(c->qts, SMMU + R_CMDQ_PROD, n);
+    for (tries = 0; tries < 1000 && cons(c) != n; tries++) {
+        qtest_clock_step(c->qts, 1000);
+    }
+    g_assert_cmphex(cons(c), ==, n);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, n);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-drains"), >=, 3);
+    stop(c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -244,5 +272,6 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/queue-not-ram", test_queue_not_ram);
     qtest_add_func("/smmuv3-cmdq/page1-alias", test_page1_alias);
     qtest_add_func("/smmuv3-cmdq/cons-write", test_cons_write);
+    qtest_add_func("/smmuv3-cmdq/budget", test_budget);
     return g_test_run();
 }
