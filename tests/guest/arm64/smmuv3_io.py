@@ -59,12 +59,12 @@ def cmdq_hist(text):
 
 
 def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
-        at_end=None, probe=False, extra_args=()):
+        at_end=None, probe=False, extra_args=(), at_start=None):
     """One boot.  Returns a dict: errors (a list), serial (the guest's
     output), reads (per disk, during the readers), wall (s), with
     @probe the guest's calls and time in the command-queue path
     (cmdq_calls, cmdq_us), and what @at_end(vm) returned, asked once
-    the guest powered off."""
+    the guest powered off (@at_start(vm) is called once QMP is up)."""
     tmp = tempfile.mkdtemp(prefix="smmuv3-io-")
     serial = os.path.join(tmp, "serial.log")
     args = ["-M", "virt,iommu=smmuv3", "-cpu", "cortex-a57",
@@ -87,6 +87,8 @@ def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
     res = {"errors": [], "extra": None}
     start = time.time()
     with VM(qemu, args, name="smmuv3-io") as vm:
+        if at_start:
+            at_start(vm)
         deadline = start + timeout
         while vm.cmd("query-status")["status"] != "shutdown":
             if time.time() > deadline:
