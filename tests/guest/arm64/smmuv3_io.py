@@ -18,19 +18,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))
 from qmp import VM  # noqa: E402
 
 sys.path.insert(0, os.path.join(HERE, "..", "x86"))
-from guest_output import section  # noqa: E402
+from guest_output import disk_reads, section  # noqa: E402
 
 DISKS = ("nvme0n1", "vda")
-
-
-def disk_reads(text):
-    """{disk: reads completed} of a DISKS section (/sys/block/*/stat)."""
-    out = {}
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) > 2 and f[0] in DISKS:
-            out[f[0]] = int(f[1])
-    return out
 
 
 def smmu_stats(vm):

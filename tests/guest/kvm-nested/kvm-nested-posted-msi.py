@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "posted-msi"))
 from posted_msi import agreement, quiet_before, stats_delta  # noqa: E402
 
 sys.path.insert(0, os.path.join(HERE, "..", "x86"))
-from guest_output import interrupt_count, section  # noqa: E402
+from guest_output import disk_reads, interrupt_count, section  # noqa: E402
 
 IOMMU = "/machine/peripheral/iommu0"
 QUIET = ["=== GUEST QUIET BEFORE ===", "=== GUEST QUIET AFTER ==="]
@@ -62,15 +62,6 @@ def iommu_stats(reply):
         if r.get("qom-path") == IOMMU:
             return {s["name"]: s["value"] for s in r["stats"]}
     return {}
-
-
-def disk_reads(text):
-    out = {}
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) > 2 and f[0].startswith(("nvme", "vd")):
-            out[f[0]] = int(f[1])
-    return out
 
 
 def main():

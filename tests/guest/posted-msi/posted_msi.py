@@ -19,19 +19,9 @@ from qmp import VM  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "x86"))
-from guest_output import interrupt_count, section  # noqa: E402
+from guest_output import disk_reads, interrupt_count, section  # noqa: E402
 
 IOMMU = "/machine/peripheral/iommu0"
-
-
-def disk_reads(text):
-    """{disk: reads completed} of a DISKS section (/sys/block/*/stat)."""
-    out = {}
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) > 2 and f[0].startswith("nvme"):
-            out[f[0]] = int(f[1])
-    return out
 
 
 def iommu_stats(vm):

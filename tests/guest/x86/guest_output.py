@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """What the x86-64 test guests print: the "=== GUEST NAME ===" sections
-of their console, and interrupt counts from their /proc/interrupts;
+of their console, interrupt counts from their /proc/interrupts and
+reads per disk from their DISKS sections (also used by the posted-MSI
+and arm64 guests);
 and what the tests print at the end (verdict)."""
 
 import re
@@ -11,6 +13,18 @@ def section(text, name):
     """The lines after "=== GUEST NAME ===", up to the next marker."""
     m = re.search(r"=== GUEST %s ===\n(.*?)(?====)" % name, text, re.S)
     return m.group(1) if m else ""
+
+
+def disk_reads(text):
+    """{disk: reads completed} of a guest's DISKS section: lines of
+    "DISK <fields of /sys/block/DISK/stat>" (NVMe namespaces, virtio-blk
+    disks)."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) > 2 and f[0].startswith(("nvme", "vd")):
+            out[f[0]] = int(f[1])
+    return out
 
 
 def interrupt_count(interrupts, label):
