@@ -23,6 +23,20 @@ feed() {
     done < "$1"
 }
 
+# A run about to be killed as hung (8 s before tb_timeout): its
+# guest's registers and local APICs through the HMP monitor every run
+# gets (-monitor pipe:/tmp/tbm), kept in /tmp/hang for the case's HANG
+# section.  $1: the case's name, which /tmp/running must still hold.
+hang_dump() {
+    sleep $((tb_timeout - 8))
+    [ "$(cat /tmp/running 2> /dev/null)" = "$1" ] || exit 0
+    : > /tmp/hang.taken
+    { echo "info registers -a"
+      for id in 0 1 2 3 4 5 6 7; do echo "info lapic $id"; done
+      echo "info pic"; } > /tmp/hang.cmds
+    feed /tmp/hang.cmds > /tmp/tbm.in
+}
+
 # each line of stdin with L1's uptime and KVM's exit count before it
 stamp() {
     while IFS= read -r line; do
@@ -84,6 +98,14 @@ for r in /runs/*; do
     while IFS= read -r a; do
         set -- "$@" "$a"
     done < "$r/args"
+    rm -f /tmp/tbm.in /tmp/tbm.out /tmp/hang /tmp/hang.taken
+    mkfifo /tmp/tbm.in /tmp/tbm.out
+    cat /tmp/tbm.out > /tmp/hang &
+    monreader=$!
+    echo "$name" > /tmp/running
+    hang_dump "$name" &
+    watcher=$!
+    set -- "$@" -monitor pipe:/tmp/tbm
     if [ -f "$r/stamp" ]; then
         rm -f /tmp/out /tmp/qmpout /tmp/tbq.in /tmp/tbq.out
         : > /tmp/out
@@ -129,7 +151,14 @@ for r in /runs/*; do
         timeout -s KILL "$tb_timeout" $qemu "$@" \
             < /dev/null > /tmp/out 2> /tmp/err
     fi
-    mark CASE "$name" RC $?
+    rc=$?
+    rm -f /tmp/running
+    kill $watcher 2> /dev/null
+    # the monitor's reader ends at QEMU's exit; it is killed in case
+    # QEMU never opened the pipe
+    usleep 300000
+    kill $monreader 2> /dev/null
+    mark CASE "$name" RC $rc
     mark CASE "$name" STDOUT
     b64 < /tmp/out
     mark CASE "$name" STDERR
@@ -137,6 +166,10 @@ for r in /runs/*; do
     if [ -f "$r/qmp_at" ]; then
         mark CASE "$name" QMP
         b64 < /tmp/qmpout
+    fi
+    if [ -e /tmp/hang.taken ]; then
+        mark CASE "$name" HANG
+        b64 < /tmp/hang
     fi
     mark CASE "$name" TRACE
     grep -v '^#' $t/trace | b64

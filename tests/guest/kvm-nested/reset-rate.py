@@ -35,11 +35,15 @@ import posted  # noqa: E402
 
 # A run that succeeds takes 15-45 s here: limits of several times that
 # keep a hang from costing the measurement ten minutes.
+# L2 boots without "quiet" and without KASLR, so a hang shows how far
+# L2 got and the RIPs of its registers (l1-init.sh's hang_dump) are
+# the kernel's own addresses.
+L2_APPEND = ["-append", "console=ttyS0 panic=-1 no_timer_check nokaslr"]
 WORKLOADS = {
-    "smoke": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "2"],
-              "run_timeout": 90},
-    "smp8": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "8"],
-             "run_timeout": 120},
+    "smoke": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "2"] +
+              L2_APPEND, "run_timeout": 90},
+    "smp8": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "8"] +
+             L2_APPEND, "run_timeout": 120},
 }
 # L1 without KASLR: the RIPs a failure's register dump shows are the
 # kernel's own addresses, to be looked up in its symbol table.
@@ -82,7 +86,9 @@ def one_run(l0, fork, hostdir, workload, kwargs):
         text = out.getvalue() + "--- L2's output ---\n" + \
             "\n".join((res["l2"].get("stdout") or "").splitlines()[-60:]) + \
             "\n--- L1's console, last 60 lines ---\n" + \
-            "\n".join((res.get("console") or "").splitlines()[-60:]) + "\n"
+            "\n".join((res.get("console") or "").splitlines()[-60:]) + \
+            "\n--- L2's QEMU monitor before the kill ---\n" + \
+            (res["l2"].get("hang") or "(not taken)") + "\n"
         return "L2", why.split(" (")[0], text
     return "ok", "", out.getvalue()
 

@@ -231,7 +231,21 @@ def _run_result(sec, name, ncmds):
             "stdout": text("STDOUT"), "stderr": text("STDERR"),
             "qmp": [replies.get(i) for i in range(ncmds)],
             "events": events,
-            "trace": [l for l in text("TRACE").splitlines() if l.strip()]}
+            "trace": [l for l in text("TRACE").splitlines() if l.strip()],
+            "hang": _monitor_text(text("HANG"))}
+
+
+def _monitor_text(text):
+    """An HMP monitor's output without its readline echo: each prompt
+    line keeps only the command as finally typed."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("(qemu) "):
+            pieces = [p for p in re.split(r"\x1b\[[0-9;]*[A-Za-z]",
+                                          line[7:]) if p]
+            line = "(qemu) " + (pieces[-1] if pieces else "")
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def l2_stopped(run):
@@ -246,6 +260,14 @@ def l2_stopped(run):
     if run.get("rc") == 137:
         return "L2 hung (killed after %d s)" % RUN_TIMEOUT
     return None
+
+
+def _print_hang(run):
+    """What L2's QEMU monitor showed just before a hung L2 was killed
+    (l1-init.sh's hang_dump), if it was."""
+    if run and run.get("hang"):
+        print("--- L2's registers and local APICs before the kill ---")
+        print(run["hang"].rstrip(), flush=True)
 
 
 def repeat_budget():
@@ -315,6 +337,7 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
             return res
         why = why.replace("after %d s" % RUN_TIMEOUT,
                           "after %d s" % run_timeout)
+        _print_hang(res.get("l2"))
         if attempt <= budget:
             print("TESTBED-REPEAT layer=L2 cause=%s run=%d budget=%d"
                   % (_cause_field(why), attempt, budget), flush=True)
@@ -561,7 +584,7 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
         res["l2"] = {"rc": run["rc"], "console": run["stdout"],
                      "stdout": run["stdout"],
                      "stderr": run["stderr"], "trace": run["trace"],
-                     "qmp": run["qmp"],
+                     "qmp": run["qmp"], "hang": run["hang"],
                      "booted": L2_MARKER in run["stdout"]}
     kvm_error = _kvm_error(res)
     if kvm_error:
