@@ -41,8 +41,11 @@ GUEST_TESTS_x86_64 := amd-iommu-boot
 # guest without the BQL or an exit from the TB.
 LINUX_TESTS_ppc64 := linux-mttcg cpu-hotplug syscall-bql
 # On this machine's /dev/kvm (tests/kvm/): start-up matrix (beside stock),
-# libvirt 11.3 starting <domain type='kvm'> with the fork.
+# libvirt 11.3 (as Debian ships it: QEMU as libvirt-qemu) starting the
+# installed fork, <domain type='qemu'> everywhere, type='kvm' on KVM.
 KVM_TESTS := startup-matrix-vs-stock libvirt-domain
+# make install / uninstall into a staging DESTDIR (tests/install/).
+INSTALL_TESTS := install-test
 # Nested KVM test bed (tests/guest/kvm-nested): Debian 6.12 and 7.3 as
 # KVM hosts under the fork's TCG, the fork's binary inside.
 NESTED_KVM_KERNELS := 6.12 7.3
@@ -93,7 +96,7 @@ SMMUV3_TESTS_aarch64 := smmuv3-io
 POSTED_MSI_KVM_TESTS ?= kvm-nested-posted-msi
 POSTED_MSI_KVM_KERNEL := 7.3
 
-.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted bench-posted-msi bench-smmuv3 bench-resets pq-status pq-export clean distclean
+.PHONY: all build configure demo check check-build check-tsan stock bench bench-linux bench-avic bench-posted bench-posted-msi bench-smmuv3 bench-resets install uninstall upstream-series pq-status pq-export clean distclean
 
 all: build
 
@@ -111,6 +114,33 @@ build: $(OBJ)/build.ninja
 	    [ -e $(OBJ)/qemu-bundle$$d ] || ln -s $$d $(OBJ)/qemu-bundle$$d; \
 	done
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the three binaries as
+# $(PREFIX)/bin/qemu-irq-fork-system-<target> (beside Debian's
+# qemu-system-* without replacing them), README and docs in
+# $(PREFIX)/share/doc/qemu-irq-fork.  The binaries find their firmware
+# in Debian's packages (FIRMWARE_DIRS, absolute paths compiled in).
+# make uninstall removes those binaries and that folder.
+PREFIX ?= /usr/local
+INSTALL_NAME := qemu-irq-fork
+INSTALL_BINDIR = $(DESTDIR)$(PREFIX)/bin
+INSTALL_DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/$(INSTALL_NAME)
+INSTALL_DOCS := README.md $(wildcard docs/*.md)
+
+install: build
+	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX=$(PREFIX)" \
+	    "is not an absolute path (e.g. PREFIX=/usr/local)" >&2; exit 1;; esac
+	install -d $(INSTALL_BINDIR) $(INSTALL_DOCDIR)
+	@for b in $(BINARIES); do \
+	    echo "install $(INSTALL_BINDIR)/$(INSTALL_NAME)-$${b#qemu-}"; \
+	    install -m 0755 $(OBJ)/$$b \
+	        $(INSTALL_BINDIR)/$(INSTALL_NAME)-$${b#qemu-} || exit 1; \
+	done
+	install -m 0644 $(INSTALL_DOCS) $(INSTALL_DOCDIR)/
+
+uninstall:
+	rm -f $(foreach b,$(BINARIES),$(INSTALL_BINDIR)/$(INSTALL_NAME)-$(b:qemu-%=%))
+	rm -rf $(INSTALL_DOCDIR)
+
 check-build: build
 	$(NINJA) -C $(OBJ) $(addprefix tests/qtest/,$(QTEST_BINS)) \
 	    $(addprefix tests/unit/,$(UNIT_TESTS))
@@ -121,7 +151,8 @@ check: check-build stock ipi-bench-x86
 	    SMMUV3_TESTS_aarch64="$(SMMUV3_TESTS_aarch64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
 	    COMPAT_TESTS_x86_64="$(COMPAT_TESTS_x86_64)" \
-	    KVM_TESTS="$(KVM_TESTS)" NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
+	    KVM_TESTS="$(KVM_TESTS)" INSTALL_TESTS="$(INSTALL_TESTS)" \
+	    NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
 	    NESTED_KVM_TESTS="$(NESTED_KVM_TESTS)" \
 	    NESTED_KVM_POLICY_TESTS="$(NESTED_KVM_POLICY_TESTS)" \
 	    KVM_HOST_GUEST_TESTS_x86_64="$(KVM_HOST_GUEST_TESTS_x86_64)" \

@@ -12,7 +12,9 @@
 # and the tests with our own ppc64 guest (tests/guest/ppc64, built by
 # guest.mk): GUEST_TESTS_ppc64 on the fork,
 # GUEST_COMPAT_TESTS_ppc64 on the fork and stock, the tests on this machine's
-# /dev/kvm in KVM_TESTS (tests/kvm/), the nested KVM test bed's tests in
+# /dev/kvm in KVM_TESTS (tests/kvm/; libvirt-* with the binary that
+# make install installs), make install's own in INSTALL_TESTS
+# (tests/install/), the nested KVM test bed's tests in
 # NESTED_KVM_TESTS on each L1 kernel of NESTED_KVM_KERNELS
 # (tests/guest/kvm-nested/), and with those kernels as guests the tests in
 # KVM_HOST_GUEST_TESTS_x86_64 (tests/guest/x86/), and the tests with our own
@@ -144,15 +146,30 @@ linux_guest_tests guest-x86_64 fetch-x86-guest.sh x86 qemu-system-x86_64 \
 linux_guest_tests linux-ppc64 fetch-ppc64-guest.sh ppc64-linux \
     qemu-system-ppc64 $LINUX_TESTS_ppc64
 
+# make install and uninstall (tests/install/).
+for t in $INSTALL_TESTS; do
+    run_one "install/$t" 300 sh "$top/tests/install/$t.sh" "$top"
+done
+
 # KVM on this machine's /dev/kvm: the fork's binary, stock's beside it.
-# Tests named *-vs-stock also get stock's binary.
+# Tests named *-vs-stock also get stock's binary; libvirt-* get the
+# installed binary (make install into a fresh folder that libvirt's
+# unprivileged QEMU user can enter).
+inst=$(mktemp -d /tmp/qemu-irq-fork-install.XXXXXX)
+trap 'rm -rf "$inst"' EXIT
+chmod 755 "$inst"
+make -s -C "$top" install DESTDIR="$inst" >"$logs/install.log" 2>&1 ||
+    echo "make install failed (log build/check-logs/install.log)"
 for t in $KVM_TESTS; do
+    binary=$top/build/qemu-system-x86_64
     case "$t" in
     *-vs-stock) stock_arg="$top/build-stock/qemu-system-x86_64" ;;
+    libvirt-*) stock_arg=
+               binary=$inst/usr/local/bin/qemu-irq-fork-system-x86_64 ;;
     *) stock_arg= ;;
     esac
     run_one "kvm/$t" 600 /usr/bin/python3 "$top/tests/kvm/$t.py" \
-        "$top/build/qemu-system-x86_64" $stock_arg
+        "$binary" $stock_arg
 done
 
 # The nested KVM test bed's failure policy (canned runs, no VM), then
@@ -315,5 +332,6 @@ if [ $repeated -gt "$repeat_budget" ]; then
     echo "the nested test bed repeated $repeated runs, over the budget of" \
         "$repeat_budget (REPEAT_BUDGET in the Makefile)"
 fi
-echo "$passed passed, $failed failed, $skipped skipped, $repeated repeated"
+echo "$passed passed, $failed failed, $skipped skipped, $repeated repeated" \
+    "(tests took $((SECONDS / 60)) min $((SECONDS % 60)) s)"
 [ $failed -eq 0 ] && [ $over_budget -eq 0 ]

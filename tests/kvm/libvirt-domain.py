@@ -1,25 +1,36 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Start <domain type='kvm'> guests through the real libvirt (Debian's
-11.3 from bookworm-backports, scripts/install-deps.sh) on this
-machine's /dev/kvm with the fork's qemu-system-x86_64 as <emulator>,
-and check that the fork's accelerator options reach QEMU through
-<qemu:commandline> and that x-query-kvm-apicv answers through
-`virsh qemu-monitor-command`.
+"""Start guests through the real libvirt (Debian's 11.3 from
+bookworm-backports, scripts/install-deps.sh) with the fork's installed
+qemu-irq-fork-system-x86_64 (make install) as <emulator>, confined the
+way Debian ships libvirt: QEMU runs as the unprivileged libvirt-qemu
+user and libvirt hands it its files by dynamic ownership.  On this
+machine's /dev/kvm, <domain type='kvm'>: the fork's accelerator
+options reach QEMU through <qemu:commandline> and x-query-kvm-apicv
+answers through `virsh qemu-monitor-command`.  Everywhere, also without
+/dev/kvm, <domain type='qemu'> (TCG): the confinement itself.
 
 The test runs its own libvirtd, isolated from the system's: a private
 mount and PID namespace (unshare) with temporary directories bound over
 /etc/libvirt, /run/libvirt, /var/lib/libvirt, /var/log/libvirt and
-/var/cache/libvirt, a qemu.conf for a container without systemd (QEMU
-as root, no security driver, no mount namespace, no cgroups, QEMU's
-output to a plain file instead of virtlogd), and this script itself as
+/var/cache/libvirt, Debian's qemu.conf defaults (QEMU as libvirt-qemu,
+dynamic_ownership and remember_owner on) with what a container without
+systemd lacks turned off (no AppArmor, no mount namespace, no cgroups,
+QEMU's output to a plain file instead of virtlogd), and this script itself as
 the namespace's init, which reaps QEMU and kills whatever is left when
 libvirtd ends.  virsh reaches the daemon through its socket in the
 temporary directory.  When this script dies, the namespace dies with
 it (PR_SET_PDEATHSIG on unshare, --kill-child), so no daemon or QEMU
 survives it; the whole run is bounded by an alarm.
 
-Cases: a plain q35 domain (query: kvm true, requested auto; HMP
+Cases, without KVM: confined-tcg, a q35 <domain type='qemu'> with a
+disk image that root owns with mode 0600: QEMU runs as libvirt-qemu,
+the image is libvirt-qemu's while the domain runs and root's again
+after it, QEMU has it open, query-stats of the irq provider (targets
+irq-vcpu and host) and x-query-kvm-apicv answer (kvm false), so does HMP info kvm-apicv.
+
+Cases on KVM (a SUBTEST-SKIP each without a usable /dev/kvm): a plain
+q35 domain (query: kvm true, requested auto; HMP
 info kvm-apicv), -accel kvm,device-posted-irqs=off through
 <qemu:commandline>, <timer name='pit'> tickpolicy delay vs discard
 (pit-reinject predicted, certain, exactly with delay on an AMD host),
@@ -28,17 +39,19 @@ message when the host offers no APIC virtualization (on a host that
 offers it, that case is skipped: a "SUBTEST-SKIP: apicv-on: <reason>"
 line, which scripts/run-checks.sh counts as a skip).
 
-Usage: libvirt-domain.py QEMU-SYSTEM-X86_64
+Usage: libvirt-domain.py INSTALLED-QEMU-IRQ-FORK-SYSTEM-X86_64
+(its folders must let libvirt-qemu in: scripts/run-checks.sh installs
+into a fresh folder of mode 0755)
 (LIBVIRT_DOMAIN_KEEP=1 keeps the temporary directory: configuration,
 libvirtd.log, log/qemu/NAME.log with QEMU's command lines.)
 Prints one line per case and "N passed, N failed, N skipped"; exits 0
-or 1, or 77 (skip) with the reason when libvirt or KVM is not usable
-here.
+or 1, or 77 (skip) with the reason when libvirt is not usable here.
 """
 
 import ctypes
 import json
 import os
+import pwd
 import shlex
 import shutil
 import signal
@@ -63,14 +76,13 @@ auth_unix_rw = "none"
 log_outputs = "3:file:/var/log/libvirt/libvirtd.log"
 """
 
-# A container without systemd: no machined, no cgroup delegation, no
-# virtlogd, no SELinux/AppArmor, no udev.
+# Debian's defaults (user and group libvirt-qemu, dynamic_ownership and
+# remember_owner on) as they are; a container without systemd has no
+# machined, no cgroup delegation, no virtlogd and no AppArmor (no
+# apparmor_parser, no profiles loaded): those are turned off.
+QEMU_UID_NAME = "libvirt-qemu"
 QEMU_CONF = """\
 # private qemu.conf of tests/kvm/libvirt-domain.py
-user = "root"
-group = "root"
-dynamic_ownership = 0
-remember_owner = 0
 security_driver = "none"
 namespaces = [ ]
 cgroup_controllers = [ ]
@@ -78,7 +90,7 @@ stdio_handler = "file"
 """
 
 DOMAIN = """\
-<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+<domain type='{type}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>{name}</name>
   <memory unit='MiB'>128</memory>
   <vcpu>1</vcpu>
@@ -164,6 +176,8 @@ def ns_init(tmp):
 class Libvirt:
     def __init__(self):
         self.tmp = tempfile.mkdtemp(prefix="libvirt-domain-")
+        # QEMU (libvirt-qemu) reaches the disk image in here
+        os.chmod(self.tmp, 0o711)
         self.uri = ("qemu:///system?socket=%s/run/libvirt-sock" % self.tmp)
         self.proc = None
         self.domains = []
@@ -277,14 +291,15 @@ class Libvirt:
 
 
 def domain_xml(name, emulator, clock="", qemu_args=(), features="",
-               devices="", qemu_extra=""):
+               devices="", qemu_extra="", domain_type="kvm"):
     qemu = ""
     if qemu_args:
         qemu = "  <qemu:commandline>\n"
         qemu += "".join("    <qemu:arg value='%s'/>\n" % a
                         for a in qemu_args)
         qemu += "  </qemu:commandline>\n"
-    return DOMAIN.format(name=name, emulator=emulator, clock=clock,
+    return DOMAIN.format(type=domain_type, name=name, emulator=emulator,
+                         clock=clock,
                          qemu=qemu + qemu_extra, features=features,
                          devices=devices)
 
@@ -329,6 +344,29 @@ def qemu_cmdline(log):
         if not cont:
             break
     return words
+
+
+def qemu_uids(name):
+    """The real and effective uids of the QEMU process of domain @name
+    (found by its -name guest=NAME in this namespace's /proc; libvirt's
+    runs in its own PID namespace), or [] when there is none."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                args = f.read().split(b"\0")
+            if "guest=%s," % name not in " ".join(
+                    a.decode(errors="replace") for a in args) + ",":
+                continue
+            with open("/proc/%s/status" % pid) as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        return sorted(set(int(u) for u in
+                                          line.split()[1:3]))
+        except OSError:
+            continue
+    return []
 
 
 def cmdline_opts(words, opt):
@@ -410,6 +448,81 @@ class Run:
                         if g.startswith("kvm-pit")))
         self.result(name, not errs, detail)
         return q
+
+    def confined_tcg(self):
+        """A TCG domain under Debian's confinement: QEMU as
+        libvirt-qemu, a root-only disk image handed over by dynamic
+        ownership and given back, the fork's queries answering."""
+        name = "confined-tcg"
+        image = os.path.join(self.lv.tmp, "disk.img")
+        with open(image, "wb") as f:
+            f.truncate(1 << 20)
+        os.chmod(image, 0o600)
+        os.chown(image, 0, 0)
+        disk = ("    <disk type='file' device='disk'>\n"
+                "      <driver name='qemu' type='raw'/>\n"
+                "      <source file='%s'/>\n"
+                "      <target dev='vda' bus='virtio'/>\n"
+                "    </disk>\n" % image)
+        r = self.lv.define(name, domain_xml(name, self.emulator,
+                                            devices=disk,
+                                            domain_type="qemu"))
+        if r.returncode != 0:
+            self.result(name, False, "define: " + r.stderr.strip())
+            return
+        r = self.lv.virsh("start", name)
+        if r.returncode != 0:
+            log = self.lv.domain_log(name)
+            self.result(name, False, "virsh start failed: %s | log: %s" % (
+                r.stderr.strip(), " | ".join(log.strip().splitlines()[-5:])))
+            return
+        errs = []
+        qemu_uid = pwd.getpwnam(QEMU_UID_NAME).pw_uid
+        uids = qemu_uids(name)
+        if uids != [qemu_uid]:
+            errs.append("QEMU's real/effective uids %r, not %s's %d"
+                        % (uids, QEMU_UID_NAME, qemu_uid))
+        st = os.stat(image)
+        if st.st_uid != qemu_uid:
+            errs.append("the image is uid %d's while the domain runs, not "
+                        "%s's (dynamic ownership)" % (st.st_uid,
+                                                      QEMU_UID_NAME))
+        try:
+            blocks = self.lv.qmp(name, "query-block")
+            files = [b.get("inserted", {}).get("file") for b in blocks]
+            if image not in files:
+                errs.append("QEMU has not opened the image: %r" % files)
+            for target in ("irq-vcpu", "host"):
+                stats = self.lv.qmp(name, {
+                    "execute": "query-stats",
+                    "arguments": {"target": target,
+                                  "providers": [{"provider": "irq"}]}})
+                if not any(s.get("stats") for s in stats):
+                    errs.append("query-stats %s of the irq provider: %r"
+                                % (target, stats))
+            q = self.lv.qmp(name, "x-query-kvm-apicv")
+            if q.get("kvm") is not False:
+                errs.append("x-query-kvm-apicv under TCG: kvm %r"
+                            % q.get("kvm"))
+            h = self.lv.virsh("qemu-monitor-command", "--hmp", name,
+                              "info kvm-apicv")
+            if h.returncode != 0 or not h.stdout.strip() or \
+               "error" in h.stdout.lower():
+                errs.append("HMP info kvm-apicv: %r %s"
+                            % (h.stdout.strip()[:200], h.stderr.strip()))
+        except (RuntimeError, ValueError) as e:
+            errs.append(str(e))
+        d = self.lv.virsh("destroy", name)
+        if d.returncode != 0:
+            errs.append("destroy: " + d.stderr.strip())
+        st = os.stat(image)
+        if (st.st_uid, st.st_mode & 0o777) != (0, 0o600):
+            errs.append("after the domain the image is uid %d mode %o, not "
+                        "root's 0600 again (remember_owner)"
+                        % (st.st_uid, st.st_mode & 0o777))
+        self.result(name, not errs, "; ".join(errs) if errs else
+                    "ok [QEMU uid %d (%s); image handed over and back]"
+                    % (qemu_uid, QEMU_UID_NAME))
 
     def plain(self):
         def check(q):
@@ -544,11 +657,11 @@ class Run:
         st = self.lv.virsh("domstate", name).stdout.strip()
         log = self.lv.domain_log(name)
         passed = "kvm,apicv=on" in cmdline_opts(qemu_cmdline(log), "-accel")
-        # QEMU's own error (after "qemu-system-x86_64: " in its log)
+        # QEMU's own error (after "...system-x86_64: " in its log)
         # must name apicv=on and reach the user through libvirt's error.
-        qerr = [l.split("qemu-system-x86_64: ", 1)[1]
+        qerr = [l.split("system-x86_64: ", 1)[1]
                 for l in log.splitlines()
-                if "qemu-system-x86_64: " in l and "apicv=on" in l]
+                if "system-x86_64: " in l and "apicv=on" in l]
         errs = []
         if not qerr:
             errs.append("no QEMU error naming apicv=on in the domain log")
@@ -567,22 +680,29 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--ns-init":
         ns_init(sys.argv[2])
     if len(sys.argv) != 2:
-        print("usage: libvirt-domain.py QEMU-SYSTEM-X86_64", file=sys.stderr)
+        print("usage: libvirt-domain.py INSTALLED-QEMU-IRQ-FORK-SYSTEM-X86_64",
+              file=sys.stderr)
         sys.exit(2)
     emulator = os.path.abspath(sys.argv[1])
     if not os.access(emulator, os.X_OK):
         print("FAIL: %s is not an executable" % emulator)
         sys.exit(1)
+    no_kvm = None
     if not os.path.exists("/dev/kvm") or not os.access("/dev/kvm", os.R_OK |
                                                        os.W_OK):
-        skip("/dev/kvm is missing or not accessible")
+        no_kvm = "/dev/kvm is missing or not accessible"
     for tool in ("libvirtd", "virsh", "unshare", "mount"):
         if not shutil.which(tool):
             skip("%s is not installed (scripts/install-deps.sh installs "
                  "libvirt 11.3 from bookworm-backports)" % tool)
     if os.geteuid() != 0:
         skip("a private system libvirtd needs root (mount namespace, "
-             "/dev/kvm as QEMU's user root)")
+             "QEMU started as %s)" % QEMU_UID_NAME)
+    try:
+        pwd.getpwnam(QEMU_UID_NAME)
+    except KeyError:
+        skip("no user %s (libvirt-daemon-driver-qemu creates it)"
+             % QEMU_UID_NAME)
     drv = "/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/" \
           "libvirt_driver_qemu.so"
     if not os.path.exists(drv):
@@ -614,11 +734,18 @@ def main():
             (ver or ["?"])[-1].split(":")[-1].strip(),
             emu[0] if emu else "?"))
         run = Run(lv, emulator)
-        run.plain()
-        run.device_posting_off()
-        run.pit()
-        run.apicv_on()
-        run.intel_iommu_posted()
+        run.confined_tcg()
+        if no_kvm:
+            for case in ("plain", "device-posted-irqs-off", "pit",
+                         "apicv-on", "intel-iommu-posted"):
+                subtest_skip(case, no_kvm)
+                run.skipped += 1
+        else:
+            run.plain()
+            run.device_posting_off()
+            run.pit()
+            run.apicv_on()
+            run.intel_iommu_posted()
     except TimeoutError as e:
         print("FAIL run: %s" % e)
         if run:
