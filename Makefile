@@ -141,6 +141,12 @@ uninstall:
 	rm -f $(foreach b,$(BINARIES),$(INSTALL_BINDIR)/$(INSTALL_NAME)-$(b:qemu-%=%))
 	rm -rf $(INSTALL_DOCDIR)
 
+# The patches docs/patches.md marks "upstream candidate", as a
+# git format-patch series on the pinned base alone (build/upstream-series/);
+# make check also builds it (scripts/upstream-series.sh --check).
+upstream-series: $(OBJ)/build.ninja
+	sh scripts/upstream-series.sh
+
 check-build: build
 	$(NINJA) -C $(OBJ) $(addprefix tests/qtest/,$(QTEST_BINS)) \
 	    $(addprefix tests/unit/,$(UNIT_TESTS))

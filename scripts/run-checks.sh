@@ -146,6 +146,10 @@ linux_guest_tests guest-x86_64 fetch-x86-guest.sh x86 qemu-system-x86_64 \
 linux_guest_tests linux-ppc64 fetch-ppc64-guest.sh ppc64-linux \
     qemu-system-ppc64 $LINUX_TESTS_ppc64
 
+# The upstream candidates (docs/patches.md) on the pinned base alone:
+# they apply and build.
+run_one "upstream/series" 1800 sh "$top/scripts/upstream-series.sh" --check
+
 # make install and uninstall (tests/install/).
 for t in $INSTALL_TESTS; do
     run_one "install/$t" 300 sh "$top/tests/install/$t.sh" "$top"
