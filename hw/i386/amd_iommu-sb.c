@@ -12,9 +12,10 @@
  * IOAPIC via PCI config space" change) read the class of the function
  * at that ID and accept only an SMBus controller or an ISA bridge.  On
  * q35 nothing is at 00:14.0, so they disabled interrupt remapping
- * ("No southbridge IOAPIC found").  With intremap=on the IOMMU now adds
- * this function (property x-southbridge, default on); it has no BARs
- * and no function beyond its identity.
+ * ("No southbridge IOAPIC found").  With intremap=on and x-southbridge=on
+ * the IOMMU adds this function; it has no BARs and no function beyond
+ * its identity.  Off by default: it is a device the guest sees, which
+ * stock QEMU does not have.
  *
  * amd_iommu.c calls amdvi_southbridge_create() from its realize.
  */
@@ -83,10 +84,10 @@ bool amdvi_southbridge_create(PCIBus *bus, Error **errp)
     PCIDevice *dev;
 
     if (pci_find_device(bus, 0, AMDVI_SB_DEVFN)) {
-        error_setg(errp, "amd-iommu: 00:14.0 is in use, but intremap=on "
+        error_setg(errp, "amd-iommu: 00:14.0 is in use, but x-southbridge=on "
                    "needs it for the southbridge IOAPIC's device ID");
-        error_append_hint(errp, "Move that device to another slot, or set "
-                          "x-southbridge=off on amd-iommu (Linux 7.x then "
+        error_append_hint(errp, "Move that device to another slot, or leave "
+                          "x-southbridge off on amd-iommu (Linux 7.x then "
                           "keeps interrupt remapping off).\n");
         return false;
     }

@@ -758,6 +758,32 @@ static void test_cmdbuf_unsized(void)
     stop(c);
 }
 
+/* PCI configuration of 00:@dev.0 through the 0xcf8/0xcfc ports */
+static uint32_t cfg_read(QTestState *qts, int dev, int off)
+{
+    qtest_outl(qts, 0xcf8, 0x80000000u | (dev << 11) | off);
+    return qtest_inl(qts, 0xcfc);
+}
+
+/*
+ * The southbridge function at 00:14.0 is a device the guest sees:
+ * only x-southbridge=on adds it (intremap=on alone keeps stock's
+ * platform).
+ */
+static void test_southbridge(void)
+{
+    QTestState *qts = qtest_init("-M q35 -device amd-iommu,intremap=on");
+
+    g_assert_cmphex(cfg_read(qts, 0x14, PCI_VENDOR_ID), ==, 0xffffffff);
+    qtest_quit(qts);
+
+    qts = qtest_init("-M q35 -device amd-iommu,intremap=on,x-southbridge=on");
+    g_assert_cmphex(cfg_read(qts, 0x14, PCI_VENDOR_ID), ==, 0x00fe1b36);
+    g_assert_cmphex(cfg_read(qts, 0x14, PCI_CLASS_REVISION) >> 16, ==,
+                    0x0c05);
+    qtest_quit(qts);
+}
+
 /*
  * Garbage in registers, tables, commands and IRTEs, with the command
  * buffer, both logs and IntCapXT enabled at random: QEMU survives
@@ -851,6 +877,7 @@ int main(int argc, char **argv)
     qtest_add_func("/amd-iommu-ga/cmdbuf-unsized", test_cmdbuf_unsized);
     qtest_add_func("/amd-iommu-ga/dma-fault", test_dma_fault);
     qtest_add_func("/amd-iommu-ga/intcapxt", test_intcapxt);
+    qtest_add_func("/amd-iommu-ga/southbridge", test_southbridge);
     qtest_add_func("/amd-iommu-ga/migration", test_migration);
     qtest_add_func("/amd-iommu-ga/migration-overflow",
                    test_migration_overflow);

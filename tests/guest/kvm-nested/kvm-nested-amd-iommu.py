@@ -20,8 +20,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from testbed import TestbedError, run_testbed, verdict  # noqa: E402
 
+# x-southbridge=on: Linux 7.3 as L2 keeps interrupt remapping
 IOMMU = ["-accel", "kvm", "-M", "q35,kernel-irqchip=split",
-         "-device", "amd-iommu,intremap=on"]
+         "-device", "amd-iommu,intremap=on,x-southbridge=on"]
 CASES = [
     {"name": "ga-vapic", "qmp": [{"execute": "query-status"}],
      "args": ["-accel", "kvm", "-M", "q35,kernel-irqchip=split", "-device",
@@ -37,7 +38,8 @@ def main():
     try:
         res = run_testbed(qemu, qemu, hostdir, CASES,
                           l2={"args": ["-M", "q35,kernel-irqchip=split",
-                                       "-device", "amd-iommu,intremap=on"]})
+                                       "-device", "amd-iommu,intremap=on,"
+                                       "x-southbridge=on"]})
     except TestbedError as e:
         print("FAIL: %s\n%s" % (e, e.console[-3000:]))
         return 1

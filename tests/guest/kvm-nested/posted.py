@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from qmp import QMPConnection, QMPError  # noqa: E402
 
 BDF = "0000:00:05.0"
-L0_IOMMU = "amd-iommu,intremap=on,xtsup=on,x-ga-vapic=on"
+L0_IOMMU = "amd-iommu,intremap=on,xtsup=on,x-ga-vapic=on,x-southbridge=on"
 # after L2: the fork's own host view in L1, as an administrator of an
 # AVIC host reads it (query-stats target host: /proc/interrupts rows)
 HOST_STATS = {"name": "host-stats",

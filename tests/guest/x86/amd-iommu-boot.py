@@ -34,8 +34,8 @@ CONFIGS = [
 def boot(qemu, guest, label, ga, xtsup):
     tmp = tempfile.mkdtemp(prefix="amdvi-boot-")
     serial = os.path.join(tmp, "serial.log")
-    dev = "amd-iommu,intremap=on,id=iommu0,x-ga-vapic=%s" % (
-        "on" if ga else "off")
+    dev = ("amd-iommu,intremap=on,x-southbridge=on,id=iommu0,x-ga-vapic=%s"
+           % ("on" if ga else "off"))
     args = ["-M", "q35", "-accel", "tcg", "-smp", "2", "-m", "512M",
             "-device", dev + (",xtsup=on" if xtsup else ""),
             "-kernel", os.path.join(guest, "vmlinuz"),

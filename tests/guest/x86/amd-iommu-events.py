@@ -27,7 +27,8 @@ TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
 
 def boot(qemu, hostdir, initrd, label, xtsup):
     args = [qemu, "-M", "q35", "-accel", "tcg", "-smp", "2", "-m", "512M",
-            "-device", "amd-iommu,intremap=on" + (",xtsup=on" if xtsup else ""),
+            "-device", "amd-iommu,intremap=on,x-southbridge=on" +
+            (",xtsup=on" if xtsup else ""),
             "-device", "edu,addr=04.0",
             "-kernel", os.path.join(hostdir, "vmlinuz"), "-initrd", initrd,
             "-append", "console=ttyS0 quiet panic=-1",
