@@ -18,8 +18,17 @@
  * one "FAIL" line per undone transition as it happens (at most 8), then
  * "LOOPS <n> AP <m>" and "DONE <failures>"; a "FAIL" line ends the run
  * early if CPU 1 does not start or an IPI is lost, or after "DONE" if
- * CPU 1 did not loop meanwhile.  isa-debug-exit (port 0xf4) ends the
- * run: QEMU exits with 1 if all held, with 3 otherwise.
+ * CPU 1 did not loop meanwhile.
+ *
+ * Then INIT against GIF: CPU 1 sets EFER.SVME, clears GIF and spins;
+ * CPU 0 sends it an INIT.  GIF clear must hold the INIT pending: CPU 1
+ * must finish its spin and execute STGI, and must stop (INIT, then
+ * wait for SIPI) right after it.  One line says what happened:
+ * "INIT held" (as it must), "INIT taken while GIF was clear" (QEMU
+ * 10.0.13 does that) or "INIT lost after STGI".
+ *
+ * isa-debug-exit (port 0xf4) ends the run: QEMU exits with 1 if all
+ * held, with 3 otherwise.
  */
 
 #include "gif-race.h"
@@ -34,10 +43,14 @@
 #define EFER_SVME       (1u << 12)
 #define TRAMPOLINE      0x8000u
 #define ROUNDS          200000
+#define INIT_SPINS      200000  /* CPU 1's spin with GIF clear */
+#define WAIT_SPINS      20000000
 
 /* volatile: written by the interrupt handler */
 volatile uint32_t ipi_count;
 static volatile uint32_t ap_up, ap_stop, ap_loops;  /* volatile: CPU 1 */
+/* the INIT phase: CPU 1's progress, CPU 0's INIT */
+static volatile uint32_t ap_gif_clear, init_sent, ap_stgi, ap_after_stgi;
 static uint64_t idt[256];
 
 static void apic_write(uint32_t reg, uint32_t v)
@@ -97,7 +110,20 @@ static void load_idt(void)
     __asm__ volatile("lidt %0" : : "m"(desc));
 }
 
-/* CPU 1: FPU status loads with ES clear, until told to stop */
+static void enable_svm(void)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_EFER));
+    lo |= EFER_SVME;
+    __asm__ volatile("wrmsr" : : "a"(lo), "d"(hi), "c"(MSR_EFER));
+}
+
+/*
+ * CPU 1: FPU status loads with ES clear, until told to stop; then the
+ * INIT phase: GIF clear, a spin CPU 0's INIT must not cut short, STGI,
+ * and a count that the INIT taken after STGI stops.
+ */
 void ap_main(void)
 {
     uint8_t env[28];
@@ -111,8 +137,21 @@ void ap_main(void)
         }
         ap_loops++;
     }
+
+    enable_svm();
+    __asm__ volatile("clgi" : : : "memory");
+    ap_gif_clear = 1;
+    while (!init_sent) {
+        __asm__ volatile("pause");
+    }
+    for (uint32_t spin = 0; spin < INIT_SPINS; spin++) {
+        __asm__ volatile("pause");
+    }
+    ap_stgi = 1;
+    __asm__ volatile("stgi; nop" : : : "memory");
     for (;;) {
-        __asm__ volatile("cli; hlt");
+        ap_after_stgi++;
+        __asm__ volatile("pause");
     }
 }
 
@@ -135,13 +174,49 @@ static int start_ap(void)
     return ap_up;
 }
 
-static void enable_svm(void)
+/* Wait up to WAIT_SPINS pauses for *flag; its value then */
+static uint32_t wait_for(volatile uint32_t *flag)
 {
-    uint32_t lo, hi;
+    for (uint32_t spin = 0; spin < WAIT_SPINS && !*flag; spin++) {
+        __asm__ volatile("pause");
+    }
+    return *flag;
+}
 
-    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_EFER));
-    lo |= EFER_SVME;
-    __asm__ volatile("wrmsr" : : "a"(lo), "d"(hi), "c"(MSR_EFER));
+/*
+ * The INIT phase (CPU 1 is in it once ap_stop is set): 0 if GIF clear
+ * held CPU 0's INIT until STGI and STGI let it in, 1 otherwise.
+ */
+static int init_against_gif(void)
+{
+    uint32_t before, after;
+
+    if (!wait_for(&ap_gif_clear)) {
+        puts_dbg("FAIL CPU 1 did not clear GIF\n");
+        finish(1);
+    }
+    apic_write(APIC_ICR_HI, 1u << 24);
+    apic_write(APIC_ICR_LO, 0x00004500);                  /* INIT */
+    init_sent = 1;
+    if (!wait_for(&ap_stgi)) {
+        puts_dbg("INIT taken while GIF was clear\n");
+        return 1;
+    }
+    /* CPU 1 counts until the INIT STGI let in stops it */
+    for (uint32_t spin = 0; spin < WAIT_SPINS / 4; spin++) {
+        __asm__ volatile("pause");
+    }
+    before = ap_after_stgi;
+    for (uint32_t spin = 0; spin < WAIT_SPINS / 4; spin++) {
+        __asm__ volatile("pause");
+    }
+    after = ap_after_stgi;
+    if (after != before) {
+        puts_dbg("INIT lost after STGI\n");
+        return 1;
+    }
+    puts_dbg("INIT held\n");
+    return 0;
 }
 
 void bsp_main(void)
@@ -209,5 +284,5 @@ void bsp_main(void)
         puts_dbg("FAIL CPU 1 did not loop meanwhile\n");
         finish(1);
     }
-    finish(failures ? 1 : 0);
+    finish(init_against_gif() || failures ? 1 : 0);
 }

@@ -1,17 +1,22 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""CPU 0's GIF is not undone by another vCPU's FPU status loads
-(gif-race.c, built by gif-race.mk), under MTTCG with two vCPUs and
--cpu EPYC-Milan, on q35 and pc: QEMU must exit through isa-debug-exit
-with 1, after "LOOPS 200000 AP <n>" with n > 0 (CPU 1 looped FLDENV the
-whole time) and "DONE 0" (every self-IPI held while GIF was clear and
-taken once it was set).
+"""CPU 0's GIF is not undone by another vCPU's FPU status loads, and
+GIF clear holds an INIT pending (gif-race.c, built by gif-race.mk),
+under MTTCG with two vCPUs and -cpu EPYC-Milan, on q35 and pc: QEMU
+must exit through isa-debug-exit with 1, after "LOOPS 200000 AP <n>"
+with n > 0 (CPU 1 looped FLDENV the whole time), "DONE 0" (every
+self-IPI held while GIF was clear and taken once it was set) and "INIT
+held" (CPU 1 ran on to its STGI with CPU 0's INIT pending, and stopped
+right after it).
 
 With a second QEMU (stock, of the same base) it also runs the guest
-there, on q35.  Asserted: the binary is there and the guest completes
-its rounds on it the same way (CPU 1 looped, "DONE <n>", exit status 3
-if n > 0 else 1, no FAIL line but the per-round ones), so the count it
-prints is a measurement.  Not asserted: that n > 0, i.e. that stock
+there, on q35.  Asserted: the binary is there, the guest completes
+its rounds on it the same way (CPU 1 looped, "DONE <n>", no FAIL line
+but the per-round ones), so the count it prints is a measurement, and
+stock takes the INIT while GIF is clear ("INIT taken while GIF was
+clear", exit status 3): that is no race, CPU 1 spins with GIF clear
+long after the INIT (200,000 pauses), so the INIT check fails on the
+unfixed code every time.  Not asserted: that n > 0, i.e. that stock
 undoes a GIF transition in this run.  That is a race between two host
 threads: stock QEMU 10.0.13 undid 2,801-56,119 per run in 5 of 5 runs
 here, but the test's FLDENV-only first version caught it in only 8 of
@@ -59,7 +64,8 @@ def run(qemu, elf, machine):
 def summary(lines):
     loops = next((l for l in lines if l.startswith("LOOPS ")), "")
     done = next((l for l in lines if l.startswith("DONE ")), "")
-    return loops, done
+    init = next((l for l in lines if l.startswith("INIT ")), "")
+    return loops, done, init
 
 
 def main():
@@ -69,14 +75,14 @@ def main():
     errors = []
     for machine in ("q35", "pc"):
         rc, lines, err = run(qemu, elf, machine)
-        loops, done = summary(lines)
+        loops, done, init = summary(lines)
         fails = [l for l in lines if l.startswith("FAIL")]
-        print("%s: rc %s, %s, %s" % (machine, rc, loops, done))
+        print("%s: rc %s, %s, %s, %s" % (machine, rc, loops, done, init))
         m = re.fullmatch(r"LOOPS 200000 AP (\d+)", loops)
-        if rc != 1 or done != "DONE 0" or fails or not m or \
-                int(m.group(1)) == 0:
-            errors.append("%s: rc %s, %s, %s, %s\n%s" % (
-                machine, rc, loops, done, fails[:4], err[-500:]))
+        if rc != 1 or done != "DONE 0" or init != "INIT held" or fails or \
+                not m or int(m.group(1)) == 0:
+            errors.append("%s: rc %s, %s, %s, %s, %s\n%s" % (
+                machine, rc, loops, done, init, fails[:4], err[-500:]))
     if stock:
         stock_runs(stock, elf, errors)
     return verdict(errors, start)
@@ -93,17 +99,23 @@ def stock_runs(stock, elf, errors):
     counts = []
     for n in range(1, STOCK_RUNS + 1):
         rc, lines, err = run(stock, elf, "q35")
-        loops, done = summary(lines)
-        print("stock, q35, run %d: rc %s, %s, %s" % (n, rc, loops, done))
+        loops, done, init = summary(lines)
+        print("stock, q35, run %d: rc %s, %s, %s, %s"
+              % (n, rc, loops, done, init))
         m = re.fullmatch(r"LOOPS 200000 AP (\d+)", loops)
         d = re.fullmatch(r"DONE (\d+)", done)
         other = [l for l in lines
                  if l.startswith("FAIL") and not l.startswith("FAIL round ")]
-        if not m or int(m.group(1)) == 0 or not d or other or \
-                rc != (3 if int(d.group(1)) else 1):
+        if not m or int(m.group(1)) == 0 or not d or other or rc != 3:
             errors.append("stock, q35: the guest did not complete its "
                           "rounds: rc %s, %s, %s, %s\n%s" % (
                               rc, loops, done, other[:4], err[-500:]))
+            return
+        if init != "INIT taken while GIF was clear":
+            errors.append("stock, q35: %r, not \"INIT taken while GIF was "
+                          "clear\": the INIT check does not catch what "
+                          "accel-tcg-x86-hold-INIT-pending-while-GIF-is-"
+                          "clear fixes" % init)
             return
         counts.append(int(d.group(1)))
         if counts[-1]:
@@ -113,7 +125,9 @@ def stock_runs(stock, elf, errors):
            "first version caught it in 8 of 38 busy-host runs")
     if counts[-1]:
         print("stock, q35: GIF transitions undone per run %s: the check "
-              "catches the race that patch 0050 fixes (%s)" % (counts, why))
+              "catches the race that the IGNNE# patch fixes (0050-target-"
+              "i386-do-not-deassert-CPU-0-s-IGNNE-on-other-v.patch) (%s)"
+              % (counts, why))
     else:
         print("stock, q35: no GIF transition undone in %d runs %s: these "
               "runs do not show that the check catches the race (%s)"
