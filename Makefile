@@ -40,9 +40,10 @@ GUEST_TESTS_x86_64 := amd-iommu-boot
 # cores plugged and unplugged under IPI load; system calls of a 1-vCPU
 # guest without the BQL or an exit from the TB.
 LINUX_TESTS_ppc64 := linux-mttcg cpu-hotplug syscall-bql
-# On this machine's /dev/kvm (tests/kvm/): start-up matrix (beside stock),
-# libvirt 11.3 (as Debian ships it: QEMU as libvirt-qemu) starting the
-# installed fork, <domain type='qemu'> everywhere, type='kvm' on KVM.
+# tests/kvm/: the start-up matrix on /dev/kvm beside stock (skipped
+# without /dev/kvm); libvirt 11.3 as Debian ships it (QEMU as
+# libvirt-qemu) starting the installed fork: <domain type='qemu'>
+# everywhere, type='kvm' where /dev/kvm exists.
 KVM_TESTS := startup-matrix-vs-stock libvirt-domain
 # make install / uninstall into a staging DESTDIR (tests/install/).
 INSTALL_TESTS := install-test
@@ -82,7 +83,8 @@ AVIC_L1_TESTS_x86_64 := avic-exits
 GIF_RACE_TESTS_x86_64 := gif-race
 # Our freestanding x86 L1 hypervisor (tests/guest/x86/inject-race, built
 # by inject-race.mk) under MTTCG: each interrupt VMRUN injects reaches L2
-# once while QEMU's main loop raises the PIT's ticks (patch 0053).
+# once while QEMU's main loop raises the PIT's ticks
+# (0052-target-i386-leave-no-exception_index-behind-after-VM.patch).
 INJECT_RACE_TESTS_x86_64 := inject-race
 # Linux's posted MSI on the emulated Intel IOMMU (x-posted-intr), with a
 # kernel built from Debian's source (tests/guest/fetch-posted-msi-guest.sh):
@@ -116,15 +118,14 @@ build: $(OBJ)/build.ninja
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the three binaries as
 # $(PREFIX)/bin/qemu-irq-fork-system-<target> (beside Debian's
-# qemu-system-* without replacing them), README and docs in
-# $(PREFIX)/share/doc/qemu-irq-fork.  The binaries find their firmware
+# qemu-system-* without replacing them), README and docs/ in
+# $(PREFIX)/share/doc/qemu-irq-fork (links between them still work).  The binaries find their firmware
 # in Debian's packages (FIRMWARE_DIRS, absolute paths compiled in).
 # make uninstall removes those binaries and that folder.
 PREFIX ?= /usr/local
 INSTALL_NAME := qemu-irq-fork
 INSTALL_BINDIR = $(DESTDIR)$(PREFIX)/bin
 INSTALL_DOCDIR = $(DESTDIR)$(PREFIX)/share/doc/$(INSTALL_NAME)
-INSTALL_DOCS := README.md $(wildcard docs/*.md)
 
 install: build
 	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX=$(PREFIX)" \
@@ -135,7 +136,9 @@ install: build
 	    install -m 0755 $(OBJ)/$$b \
 	        $(INSTALL_BINDIR)/$(INSTALL_NAME)-$${b#qemu-} || exit 1; \
 	done
-	install -m 0644 $(INSTALL_DOCS) $(INSTALL_DOCDIR)/
+	install -d $(INSTALL_DOCDIR)/docs
+	install -m 0644 README.md $(INSTALL_DOCDIR)/
+	install -m 0644 docs/*.md $(INSTALL_DOCDIR)/docs/
 
 uninstall:
 	rm -f $(foreach b,$(BINARIES),$(INSTALL_BINDIR)/$(INSTALL_NAME)-$(b:qemu-%=%))

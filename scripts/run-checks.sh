@@ -155,7 +155,8 @@ for t in $INSTALL_TESTS; do
     run_one "install/$t" 300 sh "$top/tests/install/$t.sh" "$top"
 done
 
-# KVM on this machine's /dev/kvm: the fork's binary, stock's beside it.
+# KVM on /dev/kvm (the tests skip without it): the fork's binary, stock's
+# beside it.
 # Tests named *-vs-stock also get stock's binary; libvirt-* get the
 # installed binary (make install into a fresh folder that libvirt's
 # unprivileged QEMU user can enter).

@@ -34,8 +34,12 @@ if [ "$got" = "$want" ]; then
 else
     fail "bin: $(echo $got), want $(echo $want)"
 fi
-[ -f "$dest/usr/local/share/doc/qemu-irq-fork/README.md" ] &&
-    pass "docs" || fail "docs: no share/doc/qemu-irq-fork/README.md"
+doc=$dest/usr/local/share/doc/qemu-irq-fork
+if [ -f "$doc/README.md" ] && [ -f "$doc/docs/reference.md" ]; then
+    pass "docs"
+else
+    fail "docs: no share/doc/qemu-irq-fork/README.md and docs/reference.md"
+fi
 
 # A machine starts only if its firmware is found: from /, no -L.
 start() {
