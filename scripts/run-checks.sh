@@ -11,8 +11,8 @@
 # fork-vs-stock tests in COMPAT_TESTS (ppc64) and COMPAT_TESTS_x86_64,
 # and the tests with our own ppc64 guest (tests/guest/ppc64, built by
 # guest.mk): GUEST_TESTS_ppc64 on the fork,
-# GUEST_COMPAT_TESTS_ppc64 on the fork and stock, the tests on this machine's
-# /dev/kvm in KVM_TESTS (tests/kvm/; libvirt-* with the binary that
+# GUEST_COMPAT_TESTS_ppc64 on the fork and stock, the tests in KVM_TESTS
+# on /dev/kvm where it exists (tests/kvm/; libvirt-* with the binary that
 # make install installs), make install's own in INSTALL_TESTS
 # (tests/install/), the nested KVM test bed's tests in
 # NESTED_KVM_TESTS on each L1 kernel of NESTED_KVM_KERNELS

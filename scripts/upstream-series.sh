@@ -4,7 +4,8 @@
 # make upstream-series: the patches docs/patches.md marks "upstream
 # candidate", in patches/series order, applied with git am on the pinned
 # base alone (no overlay, no other patch) and written out again with
-# git format-patch to build/upstream-series/, a series to send as it is.
+# git format-patch to build/upstream-series/ (to re-sign and rebase onto
+# upstream before sending: docs/patches.md).
 # With --check (make check), also configure and build the result for
 # x86_64 and ppc64 (what the candidates touch) with stock's options.
 set -e

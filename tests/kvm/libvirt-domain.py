@@ -4,8 +4,8 @@
 bookworm-backports, scripts/install-deps.sh) with the fork's installed
 qemu-irq-fork-system-x86_64 (make install) as <emulator>, confined the
 way Debian ships libvirt: QEMU runs as the unprivileged libvirt-qemu
-user and libvirt hands it its files by dynamic ownership.  On this
-machine's /dev/kvm, <domain type='kvm'>: the fork's accelerator
+user and libvirt hands it its files by dynamic ownership.  On /dev/kvm
+where it exists, <domain type='kvm'>: the fork's accelerator
 options reach QEMU through <qemu:commandline> and x-query-kvm-apicv
 answers through `virsh qemu-monitor-command`.  Everywhere, also without
 /dev/kvm, <domain type='qemu'> (TCG): the confinement itself.

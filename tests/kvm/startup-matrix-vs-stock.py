@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Start the fork's qemu-system-x86_64 on this machine's /dev/kvm in the
+"""Start the fork's qemu-system-x86_64 on /dev/kvm where it exists, in the
 usual configurations (q35 and pc; in-kernel, split and userspace
 irqchip; PIT policies; -cpu default, host, x2APIC on and off; every
 apicv and device-posted-irqs value; a repeated -accel as libvirt plus

@@ -6,6 +6,7 @@ kernel as KVM host under the fork's TCG, the fork's binary inside):
 - -device amd-iommu,intremap=on,x-ga-vapic=on under KVM is refused at
   start-up, naming the option (GA mode is emulated under TCG only);
 - -accel kvm -M q35,kernel-irqchip=split -device amd-iommu,intremap=on
+  (x-southbridge=on, so that Linux 7.3 keeps interrupt remapping)
   starts and answers QMP;
 - an L2 Debian kernel boots on it under KVM with interrupt remapping on
   (its timer and console interrupts arrive through IR-IO-APIC).

@@ -19,12 +19,14 @@ L2 workloads:
   smp8        an L2 boot, q35 with a split irqchip, 8 vCPUs
 
 Usage: reset-rate.py FORK STOCK HOSTDIR RUNS [L0S] [WORKLOADS]
-       (L0S, WORKLOADS: comma-separated, default all)
+       (L0S, WORKLOADS: comma-separated, default all; SIGINT or SIGTERM
+       ends it early with the table of the runs done)
 """
 
 import collections
 import io
 import os
+import signal
 import sys
 import time
 from contextlib import redirect_stdout
@@ -116,7 +118,28 @@ def main():
     os.environ["TESTBED_REPEATS"] = "0"
     tally = collections.OrderedDict()
     logdir = os.environ.get("RESET_RATE_LOGS")
-    for r in range(int(runs)):
+    try:
+        rounds(int(runs), l0s, workloads, fork, stock, hostdir, tally,
+               logdir)
+    except KeyboardInterrupt:
+        # stopped by hand (Ctrl-C, or SIGTERM below): the table of the
+        # runs that ended
+        print("stopped by a signal; the run then going is not counted")
+    print()
+    print("| L0 | L2 | runs | L2 booted | failures |")
+    print("|---|---|---|---|---|")
+    for (name, workload), t in tally.items():
+        fails = ", ".join("%s %d" % (k, v) for k, v in sorted(t.items())
+                          if k not in ("runs", "ok"))
+        print("| %s | %s | %d | %d | %s |" % (name, workload, t["runs"],
+                                              t["ok"], fails or "none"))
+    return 0
+
+
+def rounds(runs, l0s, workloads, fork, stock, hostdir, tally, logdir):
+    """RUNS rounds of every (workload, L0) pair, L0s in turn (reversed
+    every other round), into tally; failures' logs into logdir."""
+    for r in range(runs):
         for workload in workloads:
             for name in (l0s if r % 2 == 0 else l0s[::-1]):
                 l0, kwargs = l0_config(name, fork, stock)
@@ -137,16 +160,8 @@ def main():
                     with open(os.path.join(logdir, "%s-%s-%d.log" % (
                             name, workload, r)), "w") as f:
                         f.write(out)
-    print()
-    print("| L0 | L2 | runs | L2 booted | failures |")
-    print("|---|---|---|---|---|")
-    for (name, workload), t in tally.items():
-        fails = ", ".join("%s %d" % (k, v) for k, v in sorted(t.items())
-                          if k not in ("runs", "ok"))
-        print("| %s | %s | %d | %d | %s |" % (name, workload, t["runs"],
-                                              t["ok"], fails or "none"))
-    return 0
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     sys.exit(main())

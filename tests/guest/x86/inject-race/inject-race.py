@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """An interrupt VMRUN injects is delivered to L2 once, however often
 QEMU's main loop raises interrupts meanwhile (inject-race.c, built by
-inject-race.mk; patch 0053), under MTTCG with two vCPUs and -cpu
+inject-race.mk; 0052-target-i386-leave-no-exception_index-behind-after-VM.patch),
+under MTTCG with two vCPUs and -cpu
 EPYC-Milan, on q35 and pc: QEMU must exit through isa-debug-exit with
 1, after "ROUNDS 20000 INJECTED 20000 NESTED 0 TICKS <t> WINDOW <w>"
 with t > 0 and w > 0 (the PIT raised IRQ 0 while an injected handler
@@ -93,10 +94,12 @@ def main():
             elif done == 0 or rc != 3:
                 errors.append("stock, q35: no injection delivered twice "
                               "(rc %s, %s): the check did not catch the "
-                              "bug patch 0053 fixes" % (rc, lines[:6]))
+                              "bug the exception_index patch fixes"
+                              % (rc, lines[:6]))
             else:
                 print("stock, q35: %d injections delivered twice: the "
-                      "check catches the bug patch 0053 fixes" % done)
+                      "check catches the bug the exception_index patch "
+                      "fixes" % done)
     return verdict(errors, start)
 
 
