@@ -18,9 +18,9 @@ force_avic), then:
   in xAPIC mode, unaccelerated accesses (trap writes to SVR, LVTs...);
 - no DISABLED inhibit is ever set;
 - the IPIs to running vCPUs (membarrier against spinning threads) are
-  accelerated: L1's KVM exits during that workload are fewer than half
-  the IPIs L2 counted (without AVIC every IPI costs at least one exit:
-  the ICR write).
+  accelerated: L1's KVM exits during that workload are fewer than the
+  IPIs L2 counted (without AVIC every IPI costs at least one exit: the
+  ICR write; with it, how many fewer depends on the host's load).
 
 Usage: kvm-nested-avic.py QEMU HOSTDIR
        (QEMU serves as L0 and L1; HOSTDIR from fetch-kvm-host.sh)
@@ -93,8 +93,14 @@ def check_l2(name, run, x2apic, errors):
         if "kvm_apicv_inhibit_changed: set" in line and "DISABLED" in line:
             errors.append("%s: AVIC DISABLED inhibit: %s" % (name, line))
             break
+    # Without acceleration every IPI exits to L1 (an unaccelerated ICR
+    # write or an incomplete IPI), so L1 exits >= IPIs; with it, only
+    # IPIs to vCPUs that are not running exit.  How many are not running
+    # depends on the host's load (measured: 0.03 exits per IPI on an
+    # idle host, 0.78 with both host cores busy), so the check is the
+    # bound that holds whatever the load.
     mb = load.get("membarrier")
-    if mb and mb["ipis"] > 0 and mb["exits"] * 2 >= mb["ipis"]:
+    if mb and mb["ipis"] > 0 and mb["exits"] >= mb["ipis"]:
         errors.append("%s: membarrier IPIs not accelerated: %d L1 exits "
                       "for %d IPIs" % (name, mb["exits"], mb["ipis"]))
     return counts
