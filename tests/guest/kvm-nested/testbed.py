@@ -453,6 +453,13 @@ class L0Watcher(threading.Thread):
                     i, conn.cmd("human-monitor-command",
                                 **{"command-line": "x /32gx $sp",
                                    "cpu-index": i})))
+            # each vCPU's local APIC: IRR, ISR, the timer (a lost wake-up
+            # of a halted L1 shows here)
+            for i in range(cpus):
+                out.append("--- L0: CPU %d: info lapic ---\n%s" % (
+                    i, conn.cmd("human-monitor-command",
+                                **{"command-line": "info lapic",
+                                   "cpu-index": i})))
             return "\n".join(out)
         except (OSError, ValueError, QMPError) as e:
             return "--- L0: no monitor answer (%s) ---" % e
@@ -477,20 +484,39 @@ def _die_with_parent():
     _prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
 
 
+GDB_VCPU_STATE = """\
+set $c = cpus_queue.tqh_first
+while $c
+  printf "vcpu %d: halted %d interrupt_request 0x%x hflags 0x%x \
+hflags2 0x%x eflags 0x%lx\\n", $c->cpu_index, $c->halted, \
+$c->interrupt_request, ((X86CPU *)$c)->env.hflags, \
+((X86CPU *)$c)->env.hflags2, ((X86CPU *)$c)->env.eflags
+  set $c = $c->node.tqe_next
+end
+"""
+
+
 def _backtraces(pid):
     """All threads' backtraces of process pid, where gdb is installed."""
     gdb = shutil.which("gdb")
     if not gdb:
         return "--- L0 thread backtraces: gdb not installed ---"
-    try:
-        out = subprocess.run([gdb, "-p", str(pid), "-batch", "-nx",
-                              "-ex", "thread apply all bt 30"],
-                             stdin=subprocess.DEVNULL, capture_output=True,
-                             text=True, timeout=120).stdout
-    except subprocess.TimeoutExpired:
-        return "--- L0 thread backtraces: gdb timed out ---"
+    # and each vCPU's interrupt state, which HMP does not show: GIF is
+    # bit 0 of hflags2, CPU_INTERRUPT_HARD bit 1 of interrupt_request
+    with tempfile.NamedTemporaryFile("w", suffix=".gdb") as script:
+        script.write(GDB_VCPU_STATE)
+        script.flush()
+        try:
+            out = subprocess.run([gdb, "-p", str(pid), "-batch", "-nx",
+                                  "-ex", "thread apply all bt 30",
+                                  "-x", script.name],
+                                 stdin=subprocess.DEVNULL,
+                                 capture_output=True, text=True,
+                                 timeout=120).stdout
+        except subprocess.TimeoutExpired:
+            return "--- L0 thread backtraces: gdb timed out ---"
     keep = [l for l in out.splitlines()
-            if l.startswith(("Thread ", "#"))]
+            if l.startswith(("Thread ", "#", "vcpu "))]
     return "--- L0 thread backtraces ---\n" + "\n".join(keep)
 
 
