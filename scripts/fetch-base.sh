@@ -42,9 +42,13 @@ if ! verify; then
         fi
         apt-cache showsrc "$BASE_PACKAGE" 2>/dev/null |
             grep -q "^Version: $BASE_VERSION\$" ||
-            die "apt has no source for $BASE_PACKAGE=$BASE_VERSION;" \
+            die "apt has no source for $BASE_PACKAGE=$BASE_VERSION:" \
                 "add a 'deb-src' entry for Debian $BASE_SUITE" \
-                "(scripts/install-deps.sh does it) and run apt-get update"
+                "(scripts/install-deps.sh does it) and run apt-get update;" \
+                "if the suite has moved on, put the three files of" \
+                "base/SHA256SUMS (from snapshot.debian.org, package" \
+                "$BASE_PACKAGE, version $BASE_VERSION) into $dl, or" \
+                "use ./configure --base=DIR"
     fi
     say "downloading $BASE_PACKAGE=$BASE_VERSION into $dl"
     apt-get source --download-only -q "$BASE_PACKAGE=$BASE_VERSION" >&2 ||
