@@ -91,5 +91,28 @@ def trace_counts(trace):
     return counts
 
 
+def window_counts(stdout, trace, workload, events):
+    """How many of @events L1's trace shows while @workload ran: between
+    its BEGIN and BENCH lines (L1's uptime on the stamped lines; the
+    trace's timestamps count from the same boot).  None without both
+    lines."""
+    start = end = None
+    for uptime, _, text in stamped_lines(stdout):
+        if "=== L2-LOAD %s BEGIN ===" % workload in text:
+            start = uptime
+        elif start is not None and end is None and \
+                text.startswith("BENCH %s " % workload):
+            end = uptime
+    if start is None or end is None:
+        return None
+    n = 0
+    for line in trace:
+        m = re.search(r" ([0-9]+\.[0-9]+): (kvm_\w+):", line)
+        if m and m.group(2) in events and \
+                start <= float(m.group(1)) <= end:
+            n += 1
+    return n
+
+
 def tmpdir():
     return tempfile.TemporaryDirectory(prefix="kvm-nested-avic-")

@@ -22,8 +22,9 @@
  *
  * Then INIT against GIF: CPU 1 sets EFER.SVME, clears GIF and spins;
  * CPU 0 sends it an INIT.  GIF clear must hold the INIT pending: CPU 1
- * must finish its spin and execute STGI, and must stop (INIT, then
- * wait for SIPI) right after it.  One line says what happened:
+ * must finish its spin and execute STGI, and must take the INIT right
+ * after it (it counts nothing after STGI, and a SIPI then starts it
+ * again: it was waiting for one).  One line says what happened:
  * "INIT held" (as it must), "INIT taken while GIF was clear" (QEMU
  * 10.0.13 does that) or "INIT lost after STGI".
  *
@@ -43,7 +44,7 @@
 #define EFER_SVME       (1u << 12)
 #define TRAMPOLINE      0x8000u
 #define ROUNDS          200000
-#define INIT_SPINS      200000  /* CPU 1's spin with GIF clear */
+#define INIT_SPINS      1000    /* CPU 1's spin with GIF clear */
 #define WAIT_SPINS      20000000
 
 /* volatile: written by the interrupt handler */
@@ -189,7 +190,7 @@ static uint32_t wait_for(volatile uint32_t *flag)
  */
 static int init_against_gif(void)
 {
-    uint32_t before, after;
+    uint32_t counted;
 
     if (!wait_for(&ap_gif_clear)) {
         puts_dbg("FAIL CPU 1 did not clear GIF\n");
@@ -202,17 +203,22 @@ static int init_against_gif(void)
         puts_dbg("INIT taken while GIF was clear\n");
         return 1;
     }
-    /* CPU 1 counts until the INIT STGI let in stops it */
-    for (uint32_t spin = 0; spin < WAIT_SPINS / 4; spin++) {
+    /*
+     * STGI ends its block, so the INIT comes before CPU 1's first count;
+     * then a SIPI starts CPU 1 again (ap_main sets ap_up), which only a
+     * CPU waiting for SIPI, after an INIT, accepts.
+     */
+    for (uint32_t spin = 0; spin < 100000; spin++) {
         __asm__ volatile("pause");
     }
-    before = ap_after_stgi;
-    for (uint32_t spin = 0; spin < WAIT_SPINS / 4; spin++) {
-        __asm__ volatile("pause");
-    }
-    after = ap_after_stgi;
-    if (after != before) {
-        puts_dbg("INIT lost after STGI\n");
+    counted = ap_after_stgi;
+    ap_up = 0;
+    apic_write(APIC_ICR_HI, 1u << 24);
+    apic_write(APIC_ICR_LO, 0x00004600 | (TRAMPOLINE >> 12)); /* SIPI */
+    if (counted || !wait_for(&ap_up)) {
+        puts_dbg("INIT lost after STGI (counted ");
+        put_dec(counted);
+        puts_dbg(")\n");
         return 1;
     }
     puts_dbg("INIT held\n");

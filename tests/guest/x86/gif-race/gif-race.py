@@ -6,17 +6,19 @@ under MTTCG with two vCPUs and -cpu EPYC-Milan, on q35 and pc: QEMU
 must exit through isa-debug-exit with 1, after "LOOPS 200000 AP <n>"
 with n > 0 (CPU 1 looped FLDENV the whole time), "DONE 0" (every
 self-IPI held while GIF was clear and taken once it was set) and "INIT
-held" (CPU 1 ran on to its STGI with CPU 0's INIT pending, and stopped
-right after it).
+held" (CPU 1 ran on to its STGI with CPU 0's INIT pending, took it
+right after STGI, counted nothing after it, and a SIPI then started it
+again).
 
 With a second QEMU (stock, of the same base) it also runs the guest
 there, on q35.  Asserted: the binary is there, the guest completes
 its rounds on it the same way (CPU 1 looped, "DONE <n>", no FAIL line
 but the per-round ones), so the count it prints is a measurement, and
 stock takes the INIT while GIF is clear ("INIT taken while GIF was
-clear", exit status 3): that is no race, CPU 1 spins with GIF clear
-long after the INIT (200,000 pauses), so the INIT check fails on the
-unfixed code every time.  Not asserted: that n > 0, i.e. that stock
+clear", exit status 3): that is no race, the INIT is pending before
+CPU 0 tells CPU 1 it was sent, and CPU 1 passes at least one PAUSE (an
+interrupt check) with GIF clear before it executes STGI, so the INIT
+check fails on the unfixed code every time.  Not asserted: that n > 0, i.e. that stock
 undoes a GIF transition in this run.  That is a race between two host
 threads: stock QEMU 10.0.13 undid 2,801-56,119 per run in 5 of 5 runs
 here, but the test's FLDENV-only first version caught it in only 8 of
@@ -125,7 +127,7 @@ def stock_runs(stock, elf, errors):
            "first version caught it in 8 of 38 busy-host runs")
     if counts[-1]:
         print("stock, q35: GIF transitions undone per run %s: the check "
-              "catches the race that the IGNNE# patch fixes (0050-target-"
+              "catches the race that the IGNNE# patch fixes (0049-target-"
               "i386-do-not-deassert-CPU-0-s-IGNNE-on-other-v.patch) (%s)"
               % (counts, why))
     else:
