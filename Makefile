@@ -59,8 +59,9 @@ KVM_HOST_GUEST_TESTS_x86_64 := amd-iommu-events
 # How often the nested test bed may repeat a run whose L2 reset or hung
 # (testbed.py), for all of `make check` together and for each test bed
 # call of the benchmarks.  2, not 0, while one failure stays open: an
-# L2 on L1 avic=1 hangs early in about 1 boot in 18 (docs/benchmarks.md,
-# "Nested test bed failure rates"; make check has 6 such boots).  Each
+# L2 on L1 avic=1 occasionally hangs early (1 of 89 boots on 2026-12-04,
+# 3 of 36 on 2026-12-03; docs/benchmarks.md, "Nested test bed failure
+# rates"; make check has 6 such boots).  Each
 # repeat is printed, shown beside its test and counted in the closing
 # line; `make check REPEAT_BUDGET=0` allows none.  L0, L1 and KVM
 # failures are never repeated.
