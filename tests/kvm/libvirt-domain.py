@@ -393,6 +393,21 @@ class Run:
         else:
             self.failed += 1
 
+    def define_and_start(self, name, xml):
+        """Define and start a domain; on failure report it as the
+        case's result (with the end of QEMU's log) and return False."""
+        r = self.lv.define(name, xml)
+        if r.returncode != 0:
+            self.result(name, False, "define: " + r.stderr.strip())
+            return False
+        r = self.lv.virsh("start", name)
+        if r.returncode != 0:
+            log = self.lv.domain_log(name)
+            self.result(name, False, "virsh start failed: %s | log: %s" % (
+                r.stderr.strip(), " | ".join(log.strip().splitlines()[-5:])))
+            return False
+        return True
+
     def boot(self, name, clock="", qemu_args=()):
         """Define and start a domain; returns (started, message)."""
         r = self.lv.define(name, domain_xml(name, self.emulator, clock,
@@ -464,17 +479,8 @@ class Run:
                 "      <source file='%s'/>\n"
                 "      <target dev='vda' bus='virtio'/>\n"
                 "    </disk>\n" % image)
-        r = self.lv.define(name, domain_xml(name, self.emulator,
-                                            devices=disk,
-                                            domain_type="qemu"))
-        if r.returncode != 0:
-            self.result(name, False, "define: " + r.stderr.strip())
-            return
-        r = self.lv.virsh("start", name)
-        if r.returncode != 0:
-            log = self.lv.domain_log(name)
-            self.result(name, False, "virsh start failed: %s | log: %s" % (
-                r.stderr.strip(), " | ".join(log.strip().splitlines()[-5:])))
+        if not self.define_and_start(name, domain_xml(
+                name, self.emulator, devices=disk, domain_type="qemu")):
             return
         errs = []
         qemu_uid = pwd.getpwnam(QEMU_UID_NAME).pw_uid
@@ -596,15 +602,7 @@ class Run:
         xml = domain_xml(name, self.emulator, features=IOMMU_POSTED_FEATURES,
                          devices=IOMMU_POSTED_DEVICES,
                          qemu_extra=IOMMU_POSTED_OVERRIDE)
-        r = self.lv.define(name, xml)
-        if r.returncode != 0:
-            self.result(name, False, "define: " + r.stderr.strip())
-            return
-        r = self.lv.virsh("start", name)
-        if r.returncode != 0:
-            log = self.lv.domain_log(name)
-            self.result(name, False, "virsh start failed: %s | log: %s" % (
-                r.stderr.strip(), " | ".join(log.strip().splitlines()[-5:])))
+        if not self.define_and_start(name, xml):
             return
         errs = []
         path = "/machine/peripheral/ua-iommu0"
