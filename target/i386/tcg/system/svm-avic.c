@@ -325,18 +325,29 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
 /*
  * WRMSR: an accelerated write's effect right away, so that nothing can
  * come between (a #VMEXIT drops what is due).  False when it must end
- * in an exit after the instruction: then it runs again from the loop,
- * which is harmless (IRR bits and doorbells again, the same result).
+ * in an exit after the instruction: the exit is recorded for the loop,
+ * and the effect is not run again there (an IPI must reach its running
+ * targets once, and a second pass could find another cause or index).
  */
 static bool avic_accel_write_now(CPUX86State *env, uint32_t offset)
 {
     AvicExit exit;
 
     if (avic_write_effect(env, offset, &exit)) {
+        env->avic_post_exit_code = exit.code;
+        env->avic_post_exit_info1 = exit.info1;
+        env->avic_post_exit_info2 = exit.info2;
         return false;
     }
     avic_evaluate(env);
     return true;
+}
+
+/* Forget a due write effect and a recorded exit */
+static void avic_drop_due(CPUX86State *env)
+{
+    env->avic_post_write = 0;
+    env->avic_post_exit_code = 0;
 }
 
 void svm_avic_exec_interrupt(CPUX86State *env)
@@ -346,8 +357,14 @@ void svm_avic_exec_interrupt(CPUX86State *env)
 
     if (env->avic_post_write) {
         uint32_t offset = env->avic_post_write & 0xfff;
+        AvicExit exit = { env->avic_post_exit_code, env->avic_post_exit_info1,
+                          env->avic_post_exit_info2 };
 
-        env->avic_post_write = 0;
+        avic_drop_due(env);
+        if (exit.code) {
+            /* an x2AVIC write whose effect already ran (WRMSR) */
+            avic_exit(env, exit.code, exit.info1, exit.info2, 0);
+        }
         avic_after_write(env, offset);
         avic_evaluate(env);
         /* back to the loop after the next TB: other requests wait */
@@ -384,7 +401,7 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
     AvicPage page;
 
     env->avic_replay = false;
-    env->avic_post_write = 0;
+    avic_drop_due(env);
     if (!cpu_svm_avic_active(env)) {
         /* doorbells rung meanwhile are moot: the next AVIC VMRUN looks */
         cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
@@ -406,7 +423,7 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
 void svm_avic_vmexit(CPUX86State *env)
 {
     env->avic_replay = false;
-    env->avic_post_write = 0;
+    avic_drop_due(env);
     cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
 }
 
