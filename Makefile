@@ -30,7 +30,7 @@ QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test 
 QTESTS_aarch64 := smmuv3-cmdq-test
 QTEST_BINS := $(sort $(QTESTS_x86_64) $(QTESTS_ppc64) $(QTESTS_aarch64))
 UNIT_TESTS := test-proc-interrupts test-apicv-probe test-apicv-host test-apicv-trace \
-              test-svm-avic-apic
+              test-svm-avic-apic test-smmu-iotlb-range
 # The pinning of the Debian packages guest tests fetch (tests/guest/PINS;
 # offline, a .deb of its own).
 GUEST_FETCH_TESTS := pinned-debs-test

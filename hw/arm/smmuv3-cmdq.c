@@ -102,9 +102,12 @@ static const IrqStatDef iotlb_stat_defs[SMMU_IOTLB_STAT__MAX] = {
     /* entries evicted to make room (the IOTLB holds 256), */
     [SMMU_IOTLB_STAT_EVICTIONS] = { "smmu-iotlb-evictions",
                                     STATS_TYPE_CUMULATIVE },
-    /* entries visited by invalidations that scan the whole IOTLB. */
+    /* entries visited by invalidations that scan the whole IOTLB, */
     [SMMU_IOTLB_STAT_SCANNED] = { "smmu-iotlb-scanned",
                                   STATS_TYPE_CUMULATIVE },
+    /* keys looked up by range invalidations that need no scan. */
+    [SMMU_IOTLB_STAT_LOOKED_UP] = { "smmu-iotlb-looked-up",
+                                    STATS_TYPE_CUMULATIVE },
 };
 
 struct SMMUv3Cmdq {
