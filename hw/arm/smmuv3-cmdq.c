@@ -105,9 +105,12 @@ static const IrqStatDef iotlb_stat_defs[SMMU_IOTLB_STAT__MAX] = {
     /* entries visited by invalidations that scan the whole IOTLB, */
     [SMMU_IOTLB_STAT_SCANNED] = { "smmu-iotlb-scanned",
                                   STATS_TYPE_CUMULATIVE },
-    /* keys looked up by range invalidations that need no scan. */
+    /* keys looked up by range invalidations that need no scan, */
     [SMMU_IOTLB_STAT_LOOKED_UP] = { "smmu-iotlb-looked-up",
                                     STATS_TYPE_CUMULATIVE },
+    /* entries ASID and VMID invalidations removed through their lists. */
+    [SMMU_IOTLB_STAT_LIST_REMOVED] = { "smmu-iotlb-list-removed",
+                                       STATS_TYPE_CUMULATIVE },
 };
 
 struct SMMUv3Cmdq {
