@@ -87,7 +87,7 @@ for e in $(echo "$tb_events" | tr , ' '); do
 done
 [ -n "$tb_trace_kb" ] && echo "$tb_trace_kb" > $t/buffer_size_kb
 mark L1 DMESG
-dmesg | grep -i -e kvm -e svm -e avic -e amd-vi -e iommu | b64
+dmesg | grep -i -e kvm -e svm -e avic -e amd-vi -e iommu -e invalid | b64
 
 qemu=/usr/bin/qemu-system-x86_64
 for r in /runs/*; do

@@ -324,9 +324,10 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
 
 /*
  * WRMSR: an accelerated write's effect right away, so that nothing can
- * come between (a #VMEXIT drops what is due).  False when it must end
- * in an exit after the instruction: the exit is recorded for the loop,
- * and the effect is not run again there (an IPI must reach its running
+ * come between (a #VMEXIT drops what is due; an INIT or #DB trap L1
+ * intercepts still can, see docs/avic.md).  False when it must end in
+ * an exit after the instruction: the exit is recorded for the loop, and
+ * the effect is not run again there (an IPI must reach its running
  * targets once, and a second pass could find another cause or index).
  */
 static bool avic_accel_write_now(CPUX86State *env, uint32_t offset)
@@ -551,6 +552,10 @@ bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
         return true;
     }
     if (access != AVIC_ACCESS_ALLOW) {
+        if (access != AVIC_ACCESS_ACCEL) {
+            /* its effect runs from the loop; no exit recorded before */
+            env->avic_post_exit_code = 0;
+        }
         env->avic_post_write = AVIC_POST_WRITE | offset;
         avic_request_self(env_cpu(env));
     }

@@ -47,7 +47,7 @@ def run(qemu, elf, machine, cpu):
                             "-device",
                             "isa-debug-exit,iobase=0xf4,iosize=1"],
                            stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=120)
+                           text=True, timeout=90)
     except subprocess.TimeoutExpired as e:
         out, err = (x.decode(errors="replace") if isinstance(x, bytes)
                     else (x or "") for x in (e.stdout, e.stderr))
@@ -71,7 +71,7 @@ def main():
         m = re.match(r"IPIS \d+ TAKEN \d+ TWICE \d+ EXITS (\d+)$",
                      counts[-1]) if counts else None
         if rc is None:
-            errors.append("%s %s: hung (120 s): %s" % (machine, mode,
+            errors.append("%s %s: hung (90 s): %s" % (machine, mode,
                                                        lines[-5:]))
         elif (rc != 1 or "MODE " + mode not in lines or fails or
               "DONE 0" not in lines or not m or
