@@ -28,16 +28,35 @@ void x86_cpu_avic_doorbell(CPUState *cs)
         return;
     }
     /*
-     * The request is an atomic OR, a full barrier: the poster's IRR
-     * store, then the request, then the halted check.  A halted CPU
-     * checks for work under the BQL before it sleeps, so take the BQL
-     * to wake it; a running one only needs the kick.
+     * A CPU outside guest mode ignores the doorbell, as hardware does:
+     * its next VMRUN evaluates the page anyway.  Leaving no request
+     * behind keeps its L1 loop from taking the BQL for it at every TB
+     * boundary until then.  The poster's IRR store, then this barrier,
+     * then the guest-mode load; VMRUN sets guest mode, then reads IRR
+     * after a full barrier (avic_evaluate()): one of the two sees the
+     * other.
+     */
+    smp_mb();
+    if (!(qatomic_read(&X86_CPU(cs)->env.hflags) & HF_GUEST_MASK)) {
+        return;
+    }
+    /*
+     * The request is an atomic OR, a full barrier: then the halted
+     * check.  A halted CPU checks for work under the BQL before it
+     * sleeps, so take the BQL to wake it.  A running one only needs to
+     * look at its requests at its next TB boundary, as for its own
+     * request: no exit request, which would also send it out of
+     * cpu_exec() and through the BQL.
      */
     cpu_set_interrupt(cs, CPU_INTERRUPT_AVIC);
-    if (qatomic_read(&cs->halted) && !bql_locked()) {
-        BQL_LOCK_GUARD();
-        qemu_cpu_kick(cs);
+    if (qatomic_read(&cs->halted)) {
+        if (bql_locked()) {
+            qemu_cpu_kick(cs);
+        } else {
+            BQL_LOCK_GUARD();
+            qemu_cpu_kick(cs);
+        }
     } else {
-        qemu_cpu_kick(cs);
+        qatomic_set(&cs->neg.icount_decr.u16.high, -1);
     }
 }
