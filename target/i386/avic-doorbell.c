@@ -50,12 +50,8 @@ void x86_cpu_avic_doorbell(CPUState *cs)
      */
     cpu_set_interrupt(cs, CPU_INTERRUPT_AVIC);
     if (qatomic_read(&cs->halted)) {
-        if (bql_locked()) {
-            qemu_cpu_kick(cs);
-        } else {
-            BQL_LOCK_GUARD();
-            qemu_cpu_kick(cs);
-        }
+        BQL_LOCK_GUARD();       /* a no-op when the caller holds it */
+        qemu_cpu_kick(cs);
     } else {
         qatomic_set(&cs->neg.icount_decr.u16.high, -1);
     }
