@@ -29,14 +29,7 @@ _start:
     hlt
     jmp 2b
 
-    .globl ap_entry32
-ap_entry32:
-    LOAD_FLAT32_DATA_SEGMENTS
-    mov $ap_stack_top, %esp
-    call ap_main
-3:  cli
-    hlt
-    jmp 3b
+    FLAT32_AP_START
 
 /*
  * void svm_run(uint32_t vmcb, uint32_t *gprs): VMRUN with L2's general
@@ -105,23 +98,6 @@ l2_ipi_handler:
 4:  movl $0, APIC + 0xb0
     iret
 
-/* CPU 1 starts here in real mode at 0x8000 */
-    .globl tramp_start, tramp_end
-    .code16
-tramp_start:
-    cli
-    xor %ax, %ax
-    mov %ax, %ds
-    lgdtl 0x8000 + (tramp_gdt_desc - tramp_start)
-    mov %cr0, %eax
-    or $1, %eax
-    mov %eax, %cr0
-    ljmpl $FLAT32_CODE, $ap_entry32
-tramp_gdt_desc:
-    .word gdt_end - gdt - 1
-    .long gdt
-tramp_end:
-    .code32
 
     .data
     FLAT32_GDT

@@ -33,6 +33,7 @@
  */
 
 #include "gif-race.h"
+#include "../flat32.h"
 
 #define APIC_BASE       0xfee00000u
 #define APIC_SVR        0xf0
@@ -57,40 +58,6 @@ static uint64_t idt[256];
 static void apic_write(uint32_t reg, uint32_t v)
 {
     *(volatile uint32_t *)(APIC_BASE + reg) = v;     /* MMIO */
-}
-
-static void outb(uint16_t port, uint8_t v)
-{
-    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static void puts_dbg(const char *s)
-{
-    while (*s) {
-        outb(0xe9, *s++);
-    }
-}
-
-/* isa-debug-exit: QEMU exits with 2 * code + 1 */
-static void __attribute__((noreturn)) finish(uint8_t code)
-{
-    outb(0xf4, code);
-    for (;;) {
-        __asm__ volatile("cli; hlt");
-    }
-}
-
-static void put_dec(uint32_t v)
-{
-    char buf[11];
-    int i = 10;
-
-    buf[i] = 0;
-    do {
-        buf[--i] = '0' + v % 10;
-        v /= 10;
-    } while (v);
-    puts_dbg(buf + i);
 }
 
 static void set_gate(int vector, void (*handler)(void))

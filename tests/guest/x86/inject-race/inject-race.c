@@ -35,6 +35,7 @@
  */
 
 #include "inject-race.h"
+#include "../flat32.h"
 
 #define APIC_BASE       0xfee00000u
 #define APIC_SVR        0xf0
@@ -43,26 +44,6 @@
 #define PIC_VECTOR_BASE 0x70            /* IRQ 0, the PIT: 0x70 */
 #define PIT_DIVISOR     100             /* 1.193182 MHz / 100 */
 #define ROUNDS          20000
-
-/* VMCB offsets (control area, then the save area at 0x400) */
-#define VMCB_INTERCEPT  0x00c
-#define VMCB_ASID       0x058
-#define VMCB_INT_CTL    0x060
-#define VMCB_EXIT_CODE  0x070
-#define VMCB_EVENT_INJ  0x0a8
-#define VMCB_ES         0x400
-#define VMCB_CS         0x410
-#define VMCB_SS         0x420
-#define VMCB_DS         0x430
-#define VMCB_GDTR       0x460
-#define VMCB_IDTR       0x480
-#define VMCB_EFER       0x4d0
-#define VMCB_CR0        0x558
-#define VMCB_DR7        0x560
-#define VMCB_DR6        0x568
-#define VMCB_RFLAGS     0x570
-#define VMCB_RIP        0x578
-#define VMCB_RSP        0x5d8
 
 #define EXIT_VMMCALL    0x81
 #define EVENTINJ_VALID  (1u << 31)      /* type 0: external interrupt */
@@ -73,57 +54,9 @@ static uint8_t vmcb[4096] __attribute__((aligned(4096)));
 static uint8_t hsave[4096] __attribute__((aligned(4096)));
 static uint64_t l2_idt[256];
 
-static void outb(uint16_t port, uint8_t v)
-{
-    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static void puts_dbg(const char *s)
-{
-    while (*s) {
-        outb(0xe9, *s++);
-    }
-}
-
-static void put_dec(uint32_t v)
-{
-    char buf[11];
-    int i = 10;
-
-    buf[i] = 0;
-    do {
-        buf[--i] = '0' + v % 10;
-        v /= 10;
-    } while (v);
-    puts_dbg(buf + i);
-}
-
-/* isa-debug-exit: QEMU exits with 2 * code + 1 */
-static void __attribute__((noreturn)) finish(uint8_t code)
-{
-    outb(0xf4, code);
-    for (;;) {
-        __asm__ volatile("cli; hlt");
-    }
-}
-
 static void apic_write(uint32_t reg, uint32_t v)
 {
     *(volatile uint32_t *)(APIC_BASE + reg) = v;     /* MMIO */
-}
-
-static uint64_t rdmsr(uint32_t msr)
-{
-    uint32_t lo, hi;
-
-    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-    return lo | ((uint64_t)hi << 32);
-}
-
-static void wrmsr(uint32_t msr, uint64_t v)
-{
-    __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
-                     "d"((uint32_t)(v >> 32)));
 }
 
 static void put32(unsigned off, uint32_t v)
