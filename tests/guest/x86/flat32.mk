@@ -2,8 +2,9 @@
 #
 # The build rule of our freestanding 32-bit x86 guests (they share
 # flat32.inc and flat32.h): $(call flat32_guest,NAME) builds
-# tests/guest/x86/NAME/ (start.S, NAME.c, NAME.h, NAME.ld) with the host's gcc in 32-bit mode
-# into build/guest-x86/NAME.elf, with a phony target NAME.  Included by
+# tests/guest/x86/NAME/ (start.S, NAME.c, NAME.h, NAME.ld) with the
+# host's gcc in 32-bit mode into build/guest-x86/NAME.elf, with a phony
+# target NAME.  Included by
 # each guest's NAME.mk, which the top Makefile and scripts/run-checks.sh
 # use.
 
