@@ -449,20 +449,27 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
 {
     CPUState *cs = env_cpu(env);
     uint32_t offset = addr & (AVIC_BACKING_PAGE_SIZE - 1);
+    uint32_t reg = offset & ~0xfu;
     bool write = access_type == MMU_DATA_STORE;
     AvicAccess access = AVIC_ACCESS_FAULT;
 
-    /* Only aligned 32-bit accesses to a register's first dword */
-    if (size == 4 && !(offset & 0xf)) {
-        access = avic_apic_access(offset, write, false);
+    /*
+     * An access within one register's 16 bytes, of any size, is classed
+     * by that register: KVM tells a trap from a fault by the offset in
+     * EXITINFO1 alone, so a sub-dword access at a trap offset must be
+     * done and trap (a fault there would be re-executed forever).  One
+     * across two registers exits fault-style, for L1 to emulate.
+     */
+    if ((offset & 0xf) + size <= 16) {
+        access = avic_apic_access(reg, write, false);
     }
     if (access == AVIC_ACCESS_FAULT || access == AVIC_ACCESS_GP) {
-        avic_noaccel_exit(env, offset, write, 0, retaddr);
+        avic_noaccel_exit(env, reg, write, 0, retaddr);
     }
     if (write && access != AVIC_ACCESS_ALLOW) {
         if (!retaddr) {
             /* not from translated code: nothing to re-execute alone */
-            avic_noaccel_exit(env, offset, write, 0, 0);
+            avic_noaccel_exit(env, reg, write, 0, 0);
         }
         if (!env->avic_replay || !avic_in_replay_tb(retaddr)) {
             /* Again, alone in a TB, so the effect comes right after it */
@@ -485,7 +492,7 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             return;
         }
         env->avic_replay = false;
-        env->avic_post_write = AVIC_POST_WRITE | offset;
+        env->avic_post_write = AVIC_POST_WRITE | reg;
         avic_request_self(cs);
     }
     *paddr = (vmcb_avic_field(env, VMCB_AVIC_BACKING_PAGE) &

@@ -7,7 +7,8 @@
  * with int_ctl's AVIC enable bit set and checks each #VMEXIT: the exit
  * code, EXITINFO1/2 and rIP (after the instruction for trap-style exits
  * and incomplete IPIs, at it for fault-style ones), what landed in the
- * backing pages, V_TPR kept in step with the page's TPR, and the
+ * backing pages, V_TPR kept in step with the page's TPR, byte, word
+ * and misaligned accesses classed by the register they fall in, and the
  * interrupts the L2 took (a self-IPI through the
  * ICR, and a vector L1 posts in IRR before VMRUN).  Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
@@ -200,9 +201,25 @@ void l1_main(void)
                 0x0200000000000042ull, (2ull << 32) | 2, l2_ipi2_end);
     check("V_TPR from the page's TPR at VMRUN", get64(VMCB_INT_CTL) & 0xf, 3);
 
-    expect_exit("byte read of TPR: fault", EXIT_AVIC_NOACCEL, 0x80, 0,
-                l2_byte);
+    expect_exit("byte write to SVR: trap after the write",
+                EXIT_AVIC_NOACCEL, 0x1000000f0ull, 0, l2_svr_byte_end);
+    check("byte read of SVR, from the page", l2_byte_value & 0xff, 0x01);
+    check("word read of SVR, from the page", l2_word_value & 0xffff, 0x1ff);
+    check("SVR after the byte write", backing0[0xf0 / 4], 0x1fe);
+    (void)l2_svr_byte;
+
+    expect_exit("word write to ICR low: the IPI, incomplete",
+                EXIT_AVIC_INCOMPLETE_IPI, 0x0100000000000043ull,
+                (1ull << 32) | 1, l2_icr_word_end);
+    check("IRR 0x43 set in the target's page", irr_bit(backing1, 0x43), 1);
+
+    expect_exit("byte read of the timer count: fault", EXIT_AVIC_NOACCEL,
+                0x390, 0, l2_ccr_byte);
     put64(VMCB_RIP, get64(VMCB_RIP) + 5);
+
+    expect_exit("dword read across ICR low and high: fault",
+                EXIT_AVIC_NOACCEL, 0x300, 0, l2_across);
+    put64(VMCB_RIP, (uint32_t)l2_byte);
 
     puts_dbg("-- HLT\n");
     check("exit code", run(), EXIT_HLT);

@@ -44,7 +44,8 @@ svm_run:
     ret
 
     .globl l2_entry, l2_svr, l2_svr_end, l2_ccr, l2_ipi1_end, l2_ipi2_end
-    .globl l2_byte, l2_hlt, l2_done
+    .globl l2_byte, l2_hlt, l2_done, l2_svr_byte, l2_svr_byte_end
+    .globl l2_icr_word_end, l2_ccr_byte, l2_across
 l2_entry:
     /* 1: SVR write, trap-style: written, exit after the insn */
     mov $0x1ff, %eax
@@ -84,9 +85,32 @@ l2_ipi1_end:
 l2_ipi2_end:
     xor %eax, %eax
     mov %eax, APIC + 0x80
-    /* 7: a byte read of TPR: not accelerated, fault-style */
+    /*
+     * 7: accesses other than an aligned dword, classed by the register
+     * they fall in: byte and word reads of SVR (allowed: no exit)...
+     */
+    movb APIC + 0xf1, %al
+    mov %eax, l2_byte_value
+    movw APIC + 0xf0, %ax
+    mov %eax, l2_word_value
+    /* ... a byte write to SVR (written, then a trap exit) ... */
+    movb $0xfe, %al
+l2_svr_byte:
+    movb %al, APIC + 0xf0
+l2_svr_byte_end:
+    /* ... a word write to ICR low (the IPI, to ID 1: incomplete) ... */
+    mov $0x01000000, %eax
+    mov %eax, APIC + 0x310
+    movw $0x43, %ax
+    movw %ax, APIC + 0x300
+l2_icr_word_end:
+    /* ... a byte read of the timer count (fault-style) ... */
+l2_ccr_byte:
+    movb APIC + 0x390, %al
+    /* ... and a dword read across ICR low and high (fault-style) */
+l2_across:
+    mov APIC + 0x30e, %eax
 l2_byte:
-    movb APIC + 0x80, %al
     /* 8: L1 posts vector 0x45 in IRR; VMRUN delivers it */
 l2_hlt:
     hlt
@@ -110,7 +134,10 @@ l2_irq_\vec:
     .data
     FLAT32_GDT
     .globl l2_ccr_value, l2_ppr_value, l2_irq_seen
+    .globl l2_byte_value, l2_word_value
 l2_ccr_value: .long 0
+l2_byte_value: .long 0
+l2_word_value: .long 0
 l2_ppr_value: .long 0
 l2_irq_seen:  .long 0
 
