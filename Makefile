@@ -86,6 +86,10 @@ GIF_RACE_TESTS_x86_64 := gif-race
 # built by avic-smp.mk) under MTTCG: IPIs between L2 vCPUs through the
 # emulated AVIC and x2AVIC, each taken once.
 AVIC_SMP_TESTS_x86_64 := avic-smp
+# Our freestanding two-CPU x86 guest (tests/guest/x86/ipi-halt, built by
+# ipi-halt.mk) under MTTCG: L0's own APIC IPIs to a vCPU that halts, each
+# taken once.
+IPI_HALT_TESTS_x86_64 := ipi-halt
 # Our freestanding x86 L1 hypervisor (tests/guest/x86/inject-race, built
 # by inject-race.mk) under MTTCG: each interrupt VMRUN injects reaches L2
 # once while QEMU's main loop raises the PIT's ticks
@@ -178,6 +182,7 @@ check: check-build stock ipi-bench-x86
 	    AVIC_L1_TESTS_x86_64="$(AVIC_L1_TESTS_x86_64)" \
 	    GIF_RACE_TESTS_x86_64="$(GIF_RACE_TESTS_x86_64)" \
 	    AVIC_SMP_TESTS_x86_64="$(AVIC_SMP_TESTS_x86_64)" \
+	    IPI_HALT_TESTS_x86_64="$(IPI_HALT_TESTS_x86_64)" \
 	    INJECT_RACE_TESTS_x86_64="$(INJECT_RACE_TESTS_x86_64)" \
 	    POSTED_MSI_TESTS_x86_64="$(POSTED_MSI_TESTS_x86_64)" \
 	    POSTED_MSI_KVM_TESTS="$(POSTED_MSI_KVM_TESTS)" \
@@ -283,6 +288,7 @@ include tests/guest/ppc64-linux/ipi-bench.mk
 include tests/guest/x86/avic-l1/avic-l1.mk
 include tests/guest/x86/gif-race/gif-race.mk
 include tests/guest/x86/avic-smp/avic-smp.mk
+include tests/guest/x86/ipi-halt/ipi-halt.mk
 include tests/guest/x86/inject-race/inject-race.mk
 
 pq-status:

@@ -22,7 +22,8 @@
 # by avic-l1.mk) and with our own two-CPU x86 guest in GIF_RACE_TESTS_x86_64
 # (tests/guest/x86/gif-race, built by gif-race.mk), with our own two-CPU
 # AVIC L1 hypervisor in AVIC_SMP_TESTS_x86_64 (tests/guest/x86/avic-smp),
-# and with our own L1
+# with our own two-CPU guest of L0's APIC IPIs in IPI_HALT_TESTS_x86_64
+# (tests/guest/x86/ipi-halt), and with our own L1
 # hypervisor that injects interrupts in INJECT_RACE_TESTS_x86_64
 # (tests/guest/x86/inject-race).  Prints one line per
 # test and ends with "N passed, N failed, N skipped, N repeated"; exits
@@ -251,6 +252,7 @@ run_own_x86_guest() {
 
 run_own_x86_guest avic-l1 "$AVIC_L1_TESTS_x86_64"
 run_own_x86_guest avic-smp "$AVIC_SMP_TESTS_x86_64"
+run_own_x86_guest ipi-halt "$IPI_HALT_TESTS_x86_64"
 run_own_x86_guest gif-race "$GIF_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
 run_own_x86_guest inject-race "$INJECT_RACE_TESTS_x86_64" \
