@@ -48,9 +48,6 @@ WORKLOADS = {
     "smp8": {"args": ["-M", "q35,kernel-irqchip=split", "-smp", "8"] +
              L2_APPEND, "run_timeout": 120},
 }
-# L1 without KASLR: the RIPs a failure's register dump shows are the
-# kernel's own addresses, to be looked up in its symbol table.
-L1_APPEND = "nokaslr"
 STOCK_IOMMU = "amd-iommu,intremap=on"
 
 
@@ -80,7 +77,7 @@ def one_run(l0, fork, hostdir, workload, kwargs):
                               l2={"args": w["args"]},
                               run_timeout=w["run_timeout"],
                               timeout=w["run_timeout"] + 60,
-                              l1_append=L1_APPEND, **kwargs)
+                              **kwargs)
     except TestbedError as e:
         layer, _, cause = str(e).partition(": ")
         return layer, cause, out.getvalue()

@@ -532,8 +532,10 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
         console = os.path.join(tmp, "console.log")
         report = os.path.join(tmp, "report.log")
         sock = os.path.join(tmp, "tb-l0.qmp")
-        cmdline = 'console=ttyS0 panic=-1 tb_kvm_amd="%s" tb_timeout=%d' % (
-            kvm_amd_params, run_timeout)
+        # nokaslr: the RIPs of a failure report (L0's registers and
+        # stacks) map to the pinned kernel's System.map as they are
+        cmdline = ('console=ttyS0 panic=-1 nokaslr tb_kvm_amd="%s" '
+                   'tb_timeout=%d' % (kvm_amd_params, run_timeout))
         # TESTBED_L1_APPEND: more of L1's command line, e.g.
         # tb_events=kvm:kvm_exit tb_trace_kb=512 (l1-init.sh)
         for more in (l1_append, os.environ.get("TESTBED_L1_APPEND")):
