@@ -533,7 +533,8 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
         report = os.path.join(tmp, "report.log")
         sock = os.path.join(tmp, "tb-l0.qmp")
         # nokaslr: the RIPs of a failure report (L0's registers and
-        # stacks) map to the pinned kernel's System.map as they are
+        # stacks) are the same in every boot of the pinned kernel, so
+        # any L1's /proc/kallsyms names them
         cmdline = ('console=ttyS0 panic=-1 nokaslr tb_kvm_amd="%s" '
                    'tb_timeout=%d' % (kvm_amd_params, run_timeout))
         # TESTBED_L1_APPEND: more of L1's command line, e.g.
