@@ -40,6 +40,7 @@
 #include "qemu/osdep.h"
 #include "qemu/main-loop.h"
 #include "qemu/log.h"
+#include "qemu/rcu.h"
 #include "cpu.h"
 #include "exec/cpu_ldst.h"
 #include "exec/exec-all.h"
@@ -389,6 +390,16 @@ void svm_avic_exec_interrupt(CPUX86State *env)
     }
     qemu_log_mask(CPU_LOG_INT, "Servicing AVIC INT=0x%02x\n", vector);
     do_interrupt_x86_hardirq(env, vector, 1);
+}
+
+bool svm_avic_has_work(CPUX86State *env)
+{
+    AvicPage page;
+
+    RCU_READ_LOCK_GUARD();  /* also called outside cpu_exec() */
+    return env->avic_post_write ||
+           (cpu_svm_avic_active(env) && avic_own_page(env, &page) &&
+            avic_apic_pending(page.regs) >= 0);
 }
 
 void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)

@@ -23,6 +23,14 @@ void svm_avic_vmexit(CPUX86State *env);
 /* helper_write_crN(): CR8 written, V_TPR updated; the page's TPR too */
 void svm_avic_cr8_write(CPUX86State *env);
 
+/*
+ * x86_cpu_has_work(): CPU_INTERRUPT_AVIC is pending and IF lets it
+ * through: is there a write effect due or a vector above PPR?  A halted
+ * vCPU wakes only then (a doorbell for a vector TPR blocks leaves HLT
+ * alone, as on hardware).
+ */
+bool svm_avic_has_work(CPUX86State *env);
+
 /* x86_cpu_exec_interrupt(): CPU_INTERRUPT_AVIC was chosen */
 void svm_avic_exec_interrupt(CPUX86State *env);
 

@@ -10,7 +10,8 @@
  * backing pages, V_TPR kept in step with the page's TPR, byte, word
  * and misaligned accesses classed by the register they fall in, and the
  * interrupts the L2 took (a self-IPI through the
- * ICR, and a vector L1 posts in IRR before VMRUN).  Then a VMRUN with a
+ * ICR, and a vector L1 posts in IRR before VMRUN), and an L2 HLT that a
+ * vector TPR blocks must not end.  Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
  * One line per check on the debug console (port 0xe9), "OK ..." or
@@ -25,6 +26,7 @@
 #include <stdint.h>
 
 #define APIC_BAR        0xfee00000u
+#define EXIT_INTR       0x60
 #define EXIT_HLT        0x78
 #define EXIT_ERR        0xffffffffffffffffull
 #define EXIT_AVIC_INCOMPLETE_IPI 0x401
@@ -97,6 +99,12 @@ static void idt_gate(int vec, void *handler)
 static int irr_bit(const uint32_t *page, int vec)
 {
     return (page[(0x200 + (vec / 32) * 16) / 4] >> (vec % 32)) & 1;
+}
+
+/* L1's own local APIC (L0's), outside guest mode */
+static void apic_l1(unsigned reg, uint32_t v)
+{
+    *(volatile uint32_t *)(APIC_BAR + reg) = v;     /* MMIO */
 }
 
 static int isr_empty(const uint32_t *page)
@@ -232,6 +240,20 @@ void l1_main(void)
     check("rip", get64(VMCB_RIP), (uint32_t)l2_done);
     check("0x45 delivered at VMRUN", (l2_irq_seen >> 5) & 1, 1);
     check("ISR clear again", isr_empty(backing0), 1);
+
+    puts_dbg("-- HLT with a blocked vector and its request pending\n");
+    apic_l1(0xf0, 0x1ff);                       /* L1's own APIC */
+    apic_l1(0x3e0, 0xb);                        /* timer: divide by 1 */
+    apic_l1(0x320, 0x50);                       /* one-shot, vector 0x50 */
+    put64(VMCB_INTERCEPT, 1ull | (1ull << 32)); /* INTR, VMRUN; no HLT */
+    put64(VMCB_RIP, (uint32_t)l2_tpr_halt);
+    apic_l1(0x380, 20000000);                   /* 20 ms */
+    __asm__ volatile("sti" : : : "memory");     /* host IF: INTR exits */
+    check("exit code", run(), EXIT_INTR);
+    __asm__ volatile("cli" : : : "memory");
+    check("halted until the interrupt (no wake-up)", l2_woke, 0);
+    check("IRR 0x46 still set (TPR blocks it)", irr_bit(backing0, 0x46), 1);
+    apic_l1(0x320, 1u << 16);                   /* timer masked */
 
     puts_dbg("-- VMRUN with the backing page beyond MAXPHYADDR\n");
     put64(VMCB_AVIC_BACKING, 1ull << 51);

@@ -14,11 +14,11 @@ uint32_t svm_run(uint32_t vmcb);
 extern char l2_entry[], l2_svr[], l2_svr_end[], l2_ccr[], l2_ipi1_end[];
 extern char l2_ipi2_end[], l2_byte[], l2_hlt[], l2_done[];
 extern char l2_svr_byte[], l2_svr_byte_end[], l2_icr_word_end[];
-extern char l2_ccr_byte[], l2_across[];
+extern char l2_ccr_byte[], l2_across[], l2_tpr_halt[];
 extern char l2_irq_40[], l2_irq_41[], l2_irq_45[];
 /* written by L2 behind the compiler's back */
 extern volatile uint32_t l2_ccr_value, l2_ppr_value, l2_irq_seen;
-extern volatile uint32_t l2_byte_value, l2_word_value;
+extern volatile uint32_t l2_byte_value, l2_word_value, l2_woke;
 extern struct { uint16_t limit; uint32_t base; } __attribute__((packed))
     gdt_desc;
 void l1_main(void);

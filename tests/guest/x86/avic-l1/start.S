@@ -119,6 +119,28 @@ l2_done:
     hlt
     jmp l2_done
 
+    /*
+     * 9: HLT (not intercepted here) with a vector in IRR that TPR
+     * blocks and a request to look at it still pending (a doorbell
+     * rung while IF was clear): the vCPU must stay halted until L1's timer
+     * ends it with an INTR exit; a wake-up would set l2_woke.
+     */
+    .globl l2_tpr_halt
+l2_tpr_halt:
+    cli
+    mov $0xf0, %eax
+    mov %eax, APIC + 0x80
+    mov $0x00040046, %eax
+    mov %eax, APIC + 0x300
+    mov $0xc001011b, %ecx       /* doorbell to itself: the request */
+    xor %eax, %eax
+    xor %edx, %edx
+    wrmsr
+    sti
+    hlt
+    movl $1, l2_woke
+1:  jmp 1b
+
 /* one handler per vector: record it, accelerated EOI, return */
     .globl l2_irq_40, l2_irq_41, l2_irq_45
 .macro L2_IRQ vec
@@ -134,7 +156,8 @@ l2_irq_\vec:
     .data
     FLAT32_GDT
     .globl l2_ccr_value, l2_ppr_value, l2_irq_seen
-    .globl l2_byte_value, l2_word_value
+    .globl l2_byte_value, l2_word_value, l2_woke
+l2_woke: .long 0
 l2_ccr_value: .long 0
 l2_byte_value: .long 0
 l2_word_value: .long 0
