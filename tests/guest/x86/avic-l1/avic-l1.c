@@ -35,6 +35,7 @@
 
 #define INT_CTL_V_INTR_MASKING (1u << 24)
 #define INT_CTL_AVIC_ENABLE    (1u << 31)
+#define INT_CTL_V_IRQ          (1u << 8)
 
 #define PHYS_VALID      (1ull << 63)
 #define PHYS_RUNNING    (1ull << 62)
@@ -173,6 +174,7 @@ static void setup(void)
     idt_gate(0x40, l2_irq_40);
     idt_gate(0x41, l2_irq_41);
     idt_gate(0x45, l2_irq_45);
+    idt_gate(0x47, l2_irq_47);
     put32(VMCB_IDTR + 4, sizeof(l2_idt) - 1);
     put64(VMCB_IDTR + 8, (uint32_t)l2_idt);
     put64(VMCB_EFER, 1u << 12);
@@ -248,6 +250,19 @@ void l1_main(void)
     check("rip", get64(VMCB_RIP), (uint32_t)l2_done);
     check("0x45 delivered at VMRUN", (l2_irq_seen >> 5) & 1, 1);
     check("ISR clear again", isr_empty(backing0), 1);
+
+    puts_dbg("-- V_IRQ below the page's TPR at VMRUN\n");
+    backing0[0x80 / 4] = 0x30;                  /* TPR class 3 */
+    put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING | INT_CTL_AVIC_ENABLE |
+          INT_CTL_V_IRQ | (2u << 16));          /* V_TPR 0, priority 2 */
+    put32(VMCB_INT_CTL + 4, 0x47);              /* V_INTR_VECTOR */
+    put64(VMCB_RIP, (uint32_t)l2_virq);
+    check("exit code", run(), EXIT_HLT);
+    check("V_TPR from the page before V_IRQ is judged",
+          get64(VMCB_INT_CTL) & 0xf, 3);
+    check("V_IRQ 0x47 not taken", (l2_irq_seen >> 7) & 1, 0);
+    put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING | INT_CTL_AVIC_ENABLE);
+    backing0[0x80 / 4] = 0;
 
     puts_dbg("-- HLT with a blocked vector and its request pending\n");
     apic_l1(0xf0, 0x1ff);                       /* L1's own APIC */

@@ -119,8 +119,16 @@ l2_done:
     hlt
     jmp l2_done
 
+    /* 9: V_IRQ that the page's TPR blocks: not taken before HLT */
+    .globl l2_virq
+l2_virq:
+    sti
+    nop
+    nop
+    hlt
+
     /*
-     * 9: HLT (not intercepted here) with a vector in IRR that TPR
+     * 10: HLT (not intercepted here) with a vector in IRR that TPR
      * blocks and a request to look at it still pending (a doorbell
      * rung while IF was clear): the vCPU must stay halted until L1's timer
      * ends it with an INTR exit; a wake-up would set l2_woke.
@@ -142,7 +150,7 @@ l2_tpr_halt:
 1:  jmp 1b
 
 /* one handler per vector: record it, accelerated EOI, return */
-    .globl l2_irq_40, l2_irq_41, l2_irq_45
+    .globl l2_irq_40, l2_irq_41, l2_irq_45, l2_irq_47
 .macro L2_IRQ vec
 l2_irq_\vec:
     lock orl $(1 << (0x\vec - 0x40)), l2_irq_seen
@@ -152,6 +160,7 @@ l2_irq_\vec:
     L2_IRQ 40
     L2_IRQ 41
     L2_IRQ 45
+    L2_IRQ 47
 
     .data
     FLAT32_GDT
