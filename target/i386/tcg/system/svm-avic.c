@@ -325,8 +325,8 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
 
 /*
  * WRMSR: an accelerated write's effect right away, so that nothing can
- * come between (a #VMEXIT drops what is due; an INIT or #DB trap L1
- * intercepts still can, see docs/avic.md).  False when it must end in
+ * come between (a #VMEXIT drops what is due; an INIT waits for it, an
+ * intercepted single-step #DB still comes first, see docs/avic.md).  False when it must end in
  * an exit after the instruction: the exit is recorded for the loop, and
  * the effect is not run again there (an IPI must reach its running
  * targets once, and a second pass could find another cause or index).
