@@ -3,7 +3,9 @@
  *
  * SMMU IOTLB range invalidation by lookup (see smmu-iotlb-range.h).
  * Hooked into smmu_iotlb_inv_iova() and smmu_iotlb_inv_ipa() of
- * smmu-common.c; kept apart, without QEMU state, for its unit test.
+ * smmu-common.c, and the merging of consecutive range invalidations
+ * into smmuv3_cmdq_run() of smmuv3.c; kept apart, without QEMU state,
+ * for its unit test.
  */
 
 #include "qemu/osdep.h"
@@ -43,4 +45,24 @@ uint64_t smmu_iotlb_range_blocks(uint64_t iova, uint64_t size,
         }
     }
     return count;
+}
+
+bool smmu_range_inv_merge(SMMURangeInv *acc, const SMMURangeInv *next)
+{
+    if (acc->type != next->type || acc->asid != next->asid ||
+        acc->vmid != next->vmid || acc->tg != next->tg ||
+        acc->ttl != next->ttl || acc->leaf != next->leaf ||
+        acc->last < acc->start || next->last < next->start) {
+        return false;
+    }
+    /* overlapping or touching (next->start == acc->last + 1, no wrap) */
+    if ((next->start > acc->last &&
+         (acc->last == UINT64_MAX || next->start != acc->last + 1)) ||
+        (acc->start > next->last &&
+         (next->last == UINT64_MAX || acc->start != next->last + 1))) {
+        return false;
+    }
+    acc->start = MIN(acc->start, next->start);
+    acc->last = MAX(acc->last, next->last);
+    return true;
 }

@@ -62,6 +62,7 @@ typedef enum SMMUv3CmdqStat {
     CMDQ_STAT_SYNCS,
     CMDQ_STAT_TLBI,
     CMDQ_STAT_CFGI,
+    CMDQ_STAT_TLBI_MERGED,
     CMDQ_STAT_BATCHES,
     CMDQ_STAT_DRAINS,
     CMDQ_STAT_HANDOFFS,
@@ -79,6 +80,9 @@ static const IrqStatDef cmdq_stat_defs[CMDQ_STAT__MAX] = {
     [CMDQ_STAT_TLBI] = { "smmu-cmdq-tlbi", STATS_TYPE_CUMULATIVE },
     /* configuration invalidations (CFGI_*); */
     [CMDQ_STAT_CFGI] = { "smmu-cmdq-cfgi", STATS_TYPE_CUMULATIVE },
+    /* range TLBIs folded into the one before them (merged); */
+    [CMDQ_STAT_TLBI_MERGED] = { "smmu-cmdq-tlbi-merged",
+                                STATS_TYPE_CUMULATIVE },
     /* batches run under one s->mutex hold, */
     [CMDQ_STAT_BATCHES] = { "smmu-cmdq-batches", STATS_TYPE_CUMULATIVE },
     /* times a thread became the owner and drained the queue, */
@@ -145,6 +149,11 @@ void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type)
     } else if (type >= SMMU_CMD_CFGI_STE && type <= SMMU_CMD_CFGI_CD_ALL) {
         cmdq_stat(c, CMDQ_STAT_CFGI, 1);
     }
+}
+
+void smmuv3_cmdq_count_merged(SMMUv3State *s)
+{
+    cmdq_stat(s->cmdq_lockless, CMDQ_STAT_TLBI_MERGED, 1);
 }
 
 void smmuv3_cmdq_sync_irq(SMMUv3State *s)

@@ -38,8 +38,12 @@ MemTxResult smmuv3_cmdq_read(SMMUv3State *s, hwaddr offset,
 MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
                               uint64_t data, unsigned size);
 
-/* From smmuv3_cmdq_run(): a command of @type ran; a CMD_SYNC's IRQ. */
+/*
+ * From smmuv3_cmdq_run(): a command of @type ran; a range TLBI was
+ * merged into the one before it; a CMD_SYNC's IRQ.
+ */
 void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type);
+void smmuv3_cmdq_count_merged(SMMUv3State *s);
 void smmuv3_cmdq_sync_irq(SMMUv3State *s);
 
 /* In smmuv3.c */

@@ -10,8 +10,8 @@
  * GERRORN acknowledges it; a queue outside RAM stops with CERROR_ABT;
  * nothing is consumed while CR0.CMDQEN is clear, CMDQ_CONS is written
  * only then; page 1's alias of CMDQ_PROD/CONS works as page 0's; more
- * commands than one kick runs are drained from a bottom half; the
- * counters of the
+ * commands than one kick runs are drained from a bottom half;
+ * consecutive range TLBIs that meet are merged; the counters of the
  * "irq" stats provider count each command type.
  */
 
@@ -35,6 +35,7 @@
 
 #define CMD_CFGI_STE_RANGE  0x04
 #define CMD_TLBI_NH_ALL     0x10
+#define CMD_TLBI_NH_VA      0x12
 #define CMD_TLBI_NSNH_ALL   0x30
 #define CMD_SYNC            0x46
 #define CMD_ILLEGAL         0x7f
@@ -262,6 +263,42 @@ static void test_budget(void)
     stop(c);
 }
 
+/* Queue a TLBI_NH_VA of one 4 KiB page (range form: TG 4 KiB, TTL 3) */
+static void queue_tlbi_page(Ctx *c, uint16_t asid, uint64_t addr)
+{
+    uint64_t at = QUEUE + (c->prod & (ENTRIES - 1)) * 16;
+
+    qtest_writel(c->qts, at, CMD_TLBI_NH_VA);           /* NUM 0, SCALE 0 */
+    qtest_writel(c->qts, at + 4, (uint32_t)asid << 16);
+    qtest_writel(c->qts, at + 8, (uint32_t)addr | (1U << 10) | (3U << 8) |
+                 1);                                    /* TG, TTL, leaf */
+    qtest_writel(c->qts, at + 12, addr >> 32);
+    c->prod = (c->prod + 1) & (2 * ENTRIES - 1);
+}
+
+/*
+ * Consecutive range TLBIs of one batch of the same kind whose ranges
+ * touch are merged, across a CMD_SYNC; another ASID or a gap is not.
+ */
+static void test_tlbi_merge(void)
+{
+    Ctx *c = start(QUEUE);
+
+    queue_tlbi_page(c, 1, 0x1000);
+    queue_tlbi_page(c, 1, 0x2000);          /* merged */
+    queue_tlbi_page(c, 2, 0x3000);          /* another ASID */
+    queue_tlbi_page(c, 2, 0x5000);          /* a gap */
+    queue_cmd(c, CMD_SYNC, 0);
+    queue_tlbi_page(c, 2, 0x4000);          /* fills it: merged */
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    g_assert_cmphex(cons(c), ==, c->prod);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-tlbi"), ==, 5);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-tlbi-merged"), ==, 2);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 0);
+    stop(c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -273,5 +310,6 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/page1-alias", test_page1_alias);
     qtest_add_func("/smmuv3-cmdq/cons-write", test_cons_write);
     qtest_add_func("/smmuv3-cmdq/budget", test_budget);
+    qtest_add_func("/smmuv3-cmdq/tlbi-merge", test_tlbi_merge);
     return g_test_run();
 }

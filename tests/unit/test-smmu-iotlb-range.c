@@ -6,7 +6,8 @@
  * (smmu-common.c's overlap test: the range's base inside the entry, or
  * the entry's base inside the range, for power-of-two aligned ranges
  * as smmuv3.c splits them), over random entries and ranges, including
- * the top of the address space.
+ * the top of the address space; and two range invalidations merge
+ * exactly when they are of one kind and their union is one range.
  */
 
 #include "qemu/osdep.h"
@@ -171,11 +172,87 @@ static void test_top(void)
     g_free(t);
 }
 
+static SMMURangeInv range_inv(uint64_t start, uint64_t last)
+{
+    return (SMMURangeInv) { .type = 0x12, .asid = 7, .vmid = -1, .tg = 1,
+                            .ttl = 3, .leaf = true, .start = start,
+                            .last = last };
+}
+
+/*
+ * Merging against a model: two ranges of 0..63 merge exactly when their
+ * union is one interval, which is then the result.
+ */
+static void test_merge_random(void)
+{
+    GRand *r = g_rand_new_with_seed(3);
+
+    for (int i = 0; i < 20000; i++) {
+        uint64_t a = g_rand_int_range(r, 0, 64), b = g_rand_int_range(r, 0, 64);
+        uint64_t c = g_rand_int_range(r, 0, 64), d = g_rand_int_range(r, 0, 64);
+        SMMURangeInv acc = range_inv(MIN(a, b), MAX(a, b));
+        SMMURangeInv next = range_inv(MIN(c, d), MAX(c, d));
+        SMMURangeInv before = acc;
+        uint64_t lo = MIN(acc.start, next.start);
+        uint64_t hi = MAX(acc.last, next.last);
+        bool interval = true;
+
+        for (uint64_t x = lo; x <= hi; x++) {
+            interval &= (x >= acc.start && x <= acc.last) ||
+                        (x >= next.start && x <= next.last);
+        }
+        g_assert_cmpint(smmu_range_inv_merge(&acc, &next), ==, interval);
+        if (interval) {
+            g_assert_cmpuint(acc.start, ==, lo);
+            g_assert_cmpuint(acc.last, ==, hi);
+        } else {
+            g_assert_true(memcmp(&acc, &before, sizeof(acc)) == 0);
+        }
+    }
+    g_rand_free(r);
+}
+
+/* Only invalidations of the same kind merge; nothing wraps at the top */
+static void test_merge_kind(void)
+{
+    SMMURangeInv base = range_inv(0x1000, 0x1fff);
+    SMMURangeInv next = range_inv(0x2000, 0x2fff), acc;
+    SMMURangeInv other[6];
+
+    for (int i = 0; i < 6; i++) {
+        other[i] = next;
+    }
+    other[0].type = 0x13;
+    other[1].asid = 8;
+    other[2].vmid = 1;
+    other[3].tg = 2;
+    other[4].ttl = 2;
+    other[5].leaf = false;
+    for (int i = 0; i < 6; i++) {
+        acc = base;
+        g_assert_false(smmu_range_inv_merge(&acc, &other[i]));
+    }
+    acc = base;
+    g_assert_true(smmu_range_inv_merge(&acc, &next));
+    g_assert_cmpuint(acc.start, ==, 0x1000);
+    g_assert_cmpuint(acc.last, ==, 0x2fff);
+
+    acc = range_inv(UINT64_MAX - 0xfff, UINT64_MAX);
+    next = range_inv(0, 0xfff);
+    g_assert_false(smmu_range_inv_merge(&acc, &next));
+    g_assert_false(smmu_range_inv_merge(&next, &acc));
+    acc = range_inv(0x2000, 0x1fff);           /* wrapped: never merged */
+    next = range_inv(0x1000, 0x1fff);
+    g_assert_false(smmu_range_inv_merge(&next, &acc));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/smmu-iotlb-range/page-in-blocks", test_page_in_blocks);
     g_test_add_func("/smmu-iotlb-range/top", test_top);
     g_test_add_func("/smmu-iotlb-range/random", test_random);
+    g_test_add_func("/smmu-iotlb-range/merge-random", test_merge_random);
+    g_test_add_func("/smmu-iotlb-range/merge-kind", test_merge_kind);
     return g_test_run();
 }
