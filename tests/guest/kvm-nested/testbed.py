@@ -377,6 +377,17 @@ def _fail(layer, cause, console="", report="", diagnostics=""):
         print("\n".join(tail))
     if diagnostics:
         print(diagnostics.rstrip())
+    # TESTBED_KEEP=DIR: L1's whole console and report (its trace ring)
+    # are kept there for a failure seen once in many runs
+    keep = os.environ.get("TESTBED_KEEP")
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        stem = os.path.join(keep, "failure-%s-%d" % (
+            time.strftime("%Y%m%d-%H%M%S"), os.getpid()))
+        for what, text in (("console", console), ("report", report)):
+            with open("%s-%s.log" % (stem, what), "w") as f:
+                f.write(text)
+        print("--- kept in %s-{console,report}.log ---" % stem)
     print("--- end of the test bed's failure report ---", flush=True)
     raise TestbedError("%s: %s" % (layer, cause), console, report,
                        diagnostics)
