@@ -298,6 +298,13 @@ static void test_ipi_physical(void)
     r = avic_apic_send_ipi(&fake_ops, f, f->page[0], 0, 0x52, 2 << 24,
                            false, 1);
     g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    /* The max index field's reserved bits are not part of it */
+    r = avic_apic_send_ipi(&fake_ops, f, f->page[0], 0, 0x52, 2 << 24,
+                           false, 0x201);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
+    r = avic_apic_send_ipi(&fake_ops, f, f->page[0], 0, 0x52, 2,
+                           true, 0x401);
+    g_assert_cmpint(r.cause, ==, AVIC_IPI_FAILURE_INVALID_TARGET);
 
     /* Backing page the tables point nowhere */
     f->phys[3] = AVIC_PHYS_VALID | AVIC_PHYS_IS_RUNNING | 0xdead000ULL;

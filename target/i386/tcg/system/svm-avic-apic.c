@@ -271,8 +271,9 @@ AvicIpiResult avic_apic_send_ipi(const AvicIpiOps *ops, void *opaque,
 
     s->opaque = opaque;
     s->self_id = self_id;
-    s->max_index = MIN(max_index, x2apic ? AVIC_MAX_INDEX_X2APIC :
-                                           AVIC_MAX_INDEX_XAPIC);
+    /* The field is bits 7:0 (xAVIC) or 8:0 (x2AVIC); above: reserved */
+    s->max_index = x2apic ? max_index & AVIC_MAX_INDEX_X2APIC :
+                            MIN(max_index & 0xff, AVIC_MAX_INDEX_XAPIC);
 
     /* The write lands in the backing page, delivery status clear */
     REG(self_page, AVIC_REG_ICR_LO) = icr_lo & ~ICR_DELIV_STATUS;

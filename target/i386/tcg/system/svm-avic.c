@@ -325,9 +325,9 @@ static void avic_after_write(CPUX86State *env, uint32_t offset)
 
 /*
  * WRMSR: an accelerated write's effect right away, so that nothing can
- * come between (a #VMEXIT drops what is due; an INIT waits for it, an
- * intercepted single-step #DB still comes first, see docs/avic.md).  False when it must end in
- * an exit after the instruction: the exit is recorded for the loop, and
+ * come between (a #VMEXIT drops what is due; an INIT and a single-step
+ * #DB wait for it).  False when it must end in an exit after the
+ * instruction: the exit is recorded for the loop, and
  * the effect is not run again there (an IPI must reach its running
  * targets once, and a second pass could find another cause or index).
  */
@@ -345,11 +345,12 @@ static bool avic_accel_write_now(CPUX86State *env, uint32_t offset)
     return true;
 }
 
-/* Forget a due write effect and a recorded exit */
+/* Forget a due write effect, a recorded exit and the replay */
 static void avic_drop_due(CPUX86State *env)
 {
     env->avic_post_write = 0;
     env->avic_post_exit_code = 0;
+    env->avic_replay = false;
 }
 
 void svm_avic_exec_interrupt(CPUX86State *env)
@@ -390,6 +391,13 @@ void svm_avic_exec_interrupt(CPUX86State *env)
     }
     qemu_log_mask(CPU_LOG_INT, "Servicing AVIC INT=0x%02x\n", vector);
     do_interrupt_x86_hardirq(env, vector, 1);
+}
+
+void svm_avic_take_due(CPUX86State *env)
+{
+    if (env->avic_post_write) {
+        svm_avic_exec_interrupt(env);
+    }
 }
 
 bool svm_avic_has_work(CPUX86State *env)
@@ -502,9 +510,17 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
                       VMCB_AVIC_ADDR_MASK) | offset;
             return;
         }
-        env->avic_replay = false;
-        env->avic_post_write = AVIC_POST_WRITE | reg;
-        avic_request_self(cs);
+        if (!env->avic_post_write) {
+            env->avic_post_write = AVIC_POST_WRITE | reg;
+            avic_request_self(cs);
+        } else if ((env->avic_post_write & 0xfff) != reg) {
+            /*
+             * A second store of the replayed instruction (MASKMOVDQU
+             * stores byte by byte), to another register: leave the
+             * instruction to L1.  To the same one, it just lands.
+             */
+            avic_noaccel_exit(env, reg, write, 0, retaddr);
+        }
     }
     *paddr = (vmcb_avic_field(env, VMCB_AVIC_BACKING_PAGE) &
               VMCB_AVIC_ADDR_MASK) | offset;

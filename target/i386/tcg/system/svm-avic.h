@@ -31,6 +31,13 @@ void svm_avic_cr8_write(CPUX86State *env);
  */
 bool svm_avic_has_work(CPUX86State *env);
 
+/*
+ * helper_single_step(): a single-step #DB trap is raised by the
+ * translated code, before the loop takes CPU_INTERRUPT_AVIC: take a
+ * due write effect (or its exit) first, or an intercepted #DB drops it.
+ */
+void svm_avic_take_due(CPUX86State *env);
+
 /* x86_cpu_exec_interrupt(): CPU_INTERRUPT_AVIC was chosen */
 void svm_avic_exec_interrupt(CPUX86State *env);
 

@@ -11,7 +11,9 @@
  * and misaligned accesses classed by the register they fall in, and the
  * interrupts the L2 took (a self-IPI through the
  * ICR, and a vector L1 posts in IRR before VMRUN), and an L2 HLT that a
- * vector TPR blocks must not end.  Then a VMRUN with a
+ * vector TPR blocks must not end, V_IRQ is ignored, a single-stepped
+ * write's effect comes before the #DB exit, and MASKMOVDQU's two stores
+ * into one register send one IPI.  Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
  * One line per check on the debug console (port 0xe9), "OK ..." or
@@ -29,6 +31,9 @@
 #define APIC_BAR        0xfee00000u
 #define EXIT_INTR       0x60
 #define EXIT_HLT        0x78
+#define EXIT_EXCP_DB    0x41
+#define VMCB_INTERCEPT_EXC 0x008
+#define VMCB_CR4        0x548
 #define EXIT_ERR        0xffffffffffffffffull
 #define EXIT_AVIC_INCOMPLETE_IPI 0x401
 #define EXIT_AVIC_NOACCEL 0x402
@@ -251,18 +256,35 @@ void l1_main(void)
     check("0x45 delivered at VMRUN", (l2_irq_seen >> 5) & 1, 1);
     check("ISR clear again", isr_empty(backing0), 1);
 
-    puts_dbg("-- V_IRQ below the page's TPR at VMRUN\n");
+    puts_dbg("-- V_IRQ with AVIC enabled: ignored\n");
     backing0[0x80 / 4] = 0x30;                  /* TPR class 3 */
     put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING | INT_CTL_AVIC_ENABLE |
-          INT_CTL_V_IRQ | (2u << 16));          /* V_TPR 0, priority 2 */
+          INT_CTL_V_IRQ | (15u << 16));         /* V_TPR 0, priority 15 */
     put32(VMCB_INT_CTL + 4, 0x47);              /* V_INTR_VECTOR */
     put64(VMCB_RIP, (uint32_t)l2_virq);
     check("exit code", run(), EXIT_HLT);
-    check("V_TPR from the page before V_IRQ is judged",
-          get64(VMCB_INT_CTL) & 0xf, 3);
-    check("V_IRQ 0x47 not taken", (l2_irq_seen >> 7) & 1, 0);
+    check("V_TPR from the page at VMRUN", get64(VMCB_INT_CTL) & 0xf, 3);
+    check("V_IRQ 0x47 not taken (AVIC ignores V_IRQ)",
+          (l2_irq_seen >> 7) & 1, 0);
     put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING | INT_CTL_AVIC_ENABLE);
     backing0[0x80 / 4] = 0;
+
+    puts_dbg("-- single-stepped self-IPI write, #DB intercepted\n");
+    put32(VMCB_INTERCEPT_EXC, 1u << 1);         /* #DB */
+    put64(VMCB_RIP, (uint32_t)l2_tf);
+    check("exit code", run(), EXIT_EXCP_DB);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_tf_end);
+    check("IRR 0x48 set before the #DB exit", irr_bit(backing0, 0x48), 1);
+    put32(VMCB_INTERCEPT_EXC, 0);
+    put64(VMCB_RFLAGS, get64(VMCB_RFLAGS) & ~0x100ull);    /* TF */
+
+    puts_dbg("-- MASKMOVDQU: two stores into ICR low, one IPI\n");
+    put64(VMCB_CR4, 1u << 9);                   /* OSFXSR: SSE in L2 */
+    put64(VMCB_RIP, (uint32_t)l2_maskmov);
+    check("exit code", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_maskmov_end);
+    check("ICR low after both stores", backing0[0x300 / 4], 0x00040049);
+    check("IRR 0x49 set", irr_bit(backing0, 0x49), 1);
 
     puts_dbg("-- HLT with a blocked vector and its request pending\n");
     apic_l1(0xf0, 0x1ff);                       /* L1's own APIC */

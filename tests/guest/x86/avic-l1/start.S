@@ -128,7 +128,36 @@ l2_virq:
     hlt
 
     /*
-     * 10: HLT (not intercepted here) with a vector in IRR that TPR
+     * 10: single-stepped (TF) self-IPI write through the APIC page, L1
+     * intercepting #DB: the IPI happens before the #DB exit
+     */
+    .globl l2_tf, l2_tf_end
+l2_tf:
+    cli
+    mov $0x00040048, %eax
+    pushf
+    orl $0x100, (%esp)
+    popf
+    mov %eax, APIC + 0x300
+l2_tf_end:
+    hlt
+
+    /*
+     * 11: MASKMOVDQU storing bytes 0 and 2 of ICR low one by one (a
+     * self-IPI of 0x49): two stores of one instruction, one IPI
+     */
+    .globl l2_maskmov, l2_maskmov_end
+l2_maskmov:
+    cli
+    movdqu maskmov_data, %xmm1
+    movdqu maskmov_mask, %xmm2
+    mov $(APIC + 0x300), %edi
+    maskmovdqu %xmm2, %xmm1
+l2_maskmov_end:
+    hlt
+
+    /*
+     * 12: HLT (not intercepted here) with a vector in IRR that TPR
      * blocks and a request to look at it still pending (a doorbell
      * rung while IF was clear): the vCPU must stay halted until L1's timer
      * ends it with an INTR exit; a wake-up would set l2_woke.
@@ -166,6 +195,9 @@ l2_irq_\vec:
     FLAT32_GDT
     .globl l2_ccr_value, l2_ppr_value, l2_irq_seen
     .globl l2_byte_value, l2_word_value, l2_woke
+    .align 16
+maskmov_data: .byte 0x49, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+maskmov_mask: .byte 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 l2_woke: .long 0
 l2_ccr_value: .long 0
 l2_byte_value: .long 0
