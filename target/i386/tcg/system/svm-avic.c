@@ -420,7 +420,6 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
 
     AvicPage page;
 
-    env->avic_replay = false;
     avic_drop_due(env);
     if (!cpu_svm_avic_active(env)) {
         /* doorbells rung meanwhile are moot: the next AVIC VMRUN looks */
@@ -442,7 +441,6 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
 
 void svm_avic_vmexit(CPUX86State *env)
 {
-    env->avic_replay = false;
     avic_drop_due(env);
     cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
 }
@@ -477,10 +475,24 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
      * by that register: KVM tells a trap from a fault by the offset in
      * EXITINFO1 alone, so a sub-dword access at a trap offset must be
      * done and trap (a fault there would be re-executed forever).  One
-     * across two registers exits fault-style, for L1 to emulate.
+     * across two registers: a read of two readable ones is served from
+     * the page; one that a half faults exits at that half; a write with
+     * an effect exits fault-style at the first, for L1 to emulate.
      */
-    if ((offset & 0xf) + size <= 16) {
-        access = avic_apic_access(reg, write, false);
+    access = avic_apic_access(reg, write, false);
+    if ((offset & 0xf) + size > 16) {
+        uint32_t next = MIN(offset + size - 1, AVIC_BACKING_PAGE_SIZE - 1) &
+                        ~0xfu;
+        AvicAccess second = avic_apic_access(next, write, false);
+
+        if (access != AVIC_ACCESS_FAULT &&
+            (second == AVIC_ACCESS_FAULT || second == AVIC_ACCESS_GP)) {
+            reg = next;
+            access = AVIC_ACCESS_FAULT;
+        } else if (access != AVIC_ACCESS_ALLOW ||
+                   second != AVIC_ACCESS_ALLOW) {
+            access = AVIC_ACCESS_FAULT;
+        }
     }
     if (access == AVIC_ACCESS_FAULT || access == AVIC_ACCESS_GP) {
         avic_noaccel_exit(env, reg, write, 0, retaddr);

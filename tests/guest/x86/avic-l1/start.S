@@ -107,9 +107,13 @@ l2_icr_word_end:
     /* ... a byte read of the timer count (fault-style) ... */
 l2_ccr_byte:
     movb APIC + 0x390, %al
-    /* ... and a dword read across ICR low and high (fault-style) */
+    /* ... a dword read across DFR and SVR (served from the page) ... */
+    mov APIC + 0xee, %eax
+    mov %eax, l2_across_value
+    /* ... and one across the timer's initial and current count (the
+     * second half faults: the exit names it) */
 l2_across:
-    mov APIC + 0x30e, %eax
+    mov APIC + 0x38e, %eax
 l2_byte:
     /* 8: L1 posts vector 0x45 in IRR; VMRUN delivers it */
 l2_hlt:
@@ -194,7 +198,8 @@ l2_irq_\vec:
     .data
     FLAT32_GDT
     .globl l2_ccr_value, l2_ppr_value, l2_irq_seen
-    .globl l2_byte_value, l2_word_value, l2_woke
+    .globl l2_byte_value, l2_word_value, l2_woke, l2_across_value
+l2_across_value: .long 0
     .align 16
 maskmov_data: .byte 0x49, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 maskmov_mask: .byte 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
