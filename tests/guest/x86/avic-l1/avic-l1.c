@@ -194,6 +194,9 @@ static void setup(void)
 
 void l1_main(void)
 {
+    /* both 8259s masked: the firmware's PIT ticks would end L2 early */
+    outb(0x21, 0xff);
+    outb(0xa1, 0xff);
     setup();
 
     expect_exit("SVR write: trap after the write", EXIT_AVIC_NOACCEL,
@@ -294,10 +297,11 @@ void l1_main(void)
     apic_l1(0x320, 0x50);                       /* one-shot, vector 0x50 */
     put64(VMCB_INTERCEPT, 1ull | (1ull << 32)); /* INTR, VMRUN; no HLT */
     put64(VMCB_RIP, (uint32_t)l2_tpr_halt);
-    apic_l1(0x380, 20000000);                   /* 20 ms */
+    apic_l1(0x380, 500000000);                  /* 0.5 s: L2 gets there */
     __asm__ volatile("sti" : : : "memory");     /* host IF: INTR exits */
     check("exit code", run(), EXIT_INTR);
     __asm__ volatile("cli" : : : "memory");
+    check("L2 reached its HLT before the timer", l2_halting, 1);
     check("halted until the interrupt (no wake-up)", l2_woke, 0);
     check("IRR 0x46 still set (TPR blocks it)", irr_bit(backing0, 0x46), 1);
     apic_l1(0x320, 1u << 16);                   /* timer masked */

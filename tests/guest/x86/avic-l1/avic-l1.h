@@ -20,7 +20,7 @@ extern char l2_irq_40[], l2_irq_41[], l2_irq_45[], l2_irq_47[];
 /* written by L2 behind the compiler's back */
 extern volatile uint32_t l2_ccr_value, l2_ppr_value, l2_irq_seen;
 extern volatile uint32_t l2_byte_value, l2_word_value, l2_woke;
-extern volatile uint32_t l2_across_value;
+extern volatile uint32_t l2_across_value, l2_halting;
 extern struct { uint16_t limit; uint32_t base; } __attribute__((packed))
     gdt_desc;
 void l1_main(void);

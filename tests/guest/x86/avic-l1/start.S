@@ -177,6 +177,7 @@ l2_tpr_halt:
     xor %eax, %eax
     xor %edx, %edx
     wrmsr
+    movl $1, l2_halting
     sti
     hlt
     movl $1, l2_woke
@@ -204,6 +205,8 @@ l2_across_value: .long 0
 maskmov_data: .byte 0x49, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 maskmov_mask: .byte 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 l2_woke: .long 0
+    .globl l2_halting
+l2_halting: .long 0
 l2_ccr_value: .long 0
 l2_byte_value: .long 0
 l2_word_value: .long 0
