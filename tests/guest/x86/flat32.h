@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  *
  * flat32.h: what the C side of our freestanding 32-bit x86 guests
- * (avic-l1, avic-smp, gif-race, inject-race) shares: port and MSR
- * access, the debug console (port 0xe9), isa-debug-exit (port 0xf4),
- * and the VMCB offsets their L1 hypervisors use.
+ * (avic-l1, avic-smp, gif-race, inject-race, ipi-halt) shares: port and
+ * MSR access, the debug console (port 0xe9), isa-debug-exit (port
+ * 0xf4), IDT gates and LIDT, and the VMCB offsets their L1 hypervisors
+ * use.
  */
 #ifndef FLAT32_H
 #define FLAT32_H
@@ -96,6 +97,26 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 {
     __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
                      "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+/* A 32-bit interrupt gate (present, DPL 0) to @handler in FLAT32_CODE */
+static inline uint64_t flat32_interrupt_gate(const void *handler)
+{
+    uint32_t a = (uint32_t)handler;
+
+    return (a & 0xffff) | (0x08u << 16) |
+           ((uint64_t)(0x8e00 | (a & 0xffff0000u)) << 32);
+}
+
+/* This CPU's IDT := @idt, @entries gates */
+static inline void flat32_lidt(const uint64_t *idt, unsigned entries)
+{
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) desc = { entries * 8 - 1, (uint32_t)idt };
+
+    __asm__ volatile("lidt %0" : : "m"(desc));
 }
 
 #endif

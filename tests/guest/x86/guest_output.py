@@ -3,9 +3,11 @@
 of their console, interrupt counts from their /proc/interrupts and
 reads per disk from their DISKS sections (also used by the posted-MSI
 and arm64 guests);
+a run of our freestanding x86 guests (run_flat32_guest);
 and what the tests print at the end (verdict)."""
 
 import re
+import subprocess
 import time
 
 
@@ -38,6 +40,28 @@ def interrupt_count(interrupts, label):
                 break
             total += int(f)
     return total
+
+
+def run_flat32_guest(qemu, elf, machine, cpu, smp=2, timeout=60):
+    """One run of a freestanding x86 guest (tests/guest/x86/flat32.*)
+    under MTTCG, its debug console on stdout, isa-debug-exit at 0xf4:
+    (exit status, console lines, stderr); the status is None if it hung,
+    killed after @timeout seconds (stderr then says so)."""
+    try:
+        p = subprocess.run([qemu, "-display", "none", "-nodefaults",
+                            "-accel", "tcg,thread=multi", "-M", machine,
+                            "-smp", str(smp), "-cpu", cpu, "-no-reboot",
+                            "-kernel", elf, "-debugcon", "stdio",
+                            "-device",
+                            "isa-debug-exit,iobase=0xf4,iosize=1"],
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out, err = (x.decode(errors="replace") if isinstance(x, bytes)
+                    else x or "" for x in (e.stdout, e.stderr))
+        return None, out.splitlines(), \
+            "hung: killed after %d s\n" % timeout + err
+    return p.returncode, p.stdout.splitlines(), p.stderr
 
 
 def verdict(errors, start):

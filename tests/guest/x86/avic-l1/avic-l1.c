@@ -95,12 +95,9 @@ static void put_seg(unsigned off, uint16_t sel, uint16_t attrib)
     put64(off + 8, 0);
 }
 
-static void idt_gate(int vec, void *handler)
+static void idt_gate(int vec, const void *handler)
 {
-    uint32_t h = (uint32_t)handler;
-
-    l2_idt[vec] = (h & 0xffff) | (0x08u << 16) |
-                  ((uint64_t)(0x8e00 | (h & 0xffff0000u)) << 32);
+    l2_idt[vec] = flat32_interrupt_gate(handler);
 }
 
 static int irr_bit(const uint32_t *page, int vec)

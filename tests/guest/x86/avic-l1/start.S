@@ -12,21 +12,7 @@
 
 #define APIC 0xfee00000
 
-    .section .multiboot, "a"
-    .align 4
-    .long 0x1badb002, 0, -0x1badb002
-
-    .text
-    .globl _start
-_start:
-    lgdt gdt_desc
-    ljmp $FLAT32_CODE, $1f
-1:  LOAD_FLAT32_DATA_SEGMENTS
-    mov $l1_stack_top, %esp
-    call l1_main
-2:  cli
-    hlt
-    jmp 2b
+    FLAT32_MULTIBOOT_START l1_stack_top, l1_main
 
 /* uint32_t svm_run(uint32_t vmcb): host GPRs are not kept by VMRUN */
     .globl svm_run

@@ -360,9 +360,7 @@ void bsp_main(void)
                        (id < 2 ? id : 0);                   /* host ID */
         logical[id] = LOG_VALID | id;
     }
-    l2_idt[VECTOR] = ((uint32_t)l2_ipi_handler & 0xffff) | (0x08u << 16) |
-        ((uint64_t)(0x8e00 | ((uint32_t)l2_ipi_handler & 0xffff0000u))
-         << 32);
+    l2_idt[VECTOR] = flat32_interrupt_gate(l2_ipi_handler);
     setup_vmcb(0, l2_sender, x2);
     setup_vmcb(1, l2_receiver, x2);
 

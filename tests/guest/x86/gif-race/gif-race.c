@@ -62,20 +62,12 @@ static void apic_write(uint32_t reg, uint32_t v)
 
 static void set_gate(int vector, void (*handler)(void))
 {
-    uint32_t a = (uint32_t)handler;
-
-    idt[vector] = (a & 0xffff) | (0x08u << 16) |
-                  ((uint64_t)0x8e00 << 32) | ((uint64_t)(a >> 16) << 48);
+    idt[vector] = flat32_interrupt_gate(handler);
 }
 
 static void load_idt(void)
 {
-    struct {
-        uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) desc = { sizeof(idt) - 1, (uint32_t)idt };
-
-    __asm__ volatile("lidt %0" : : "m"(desc));
+    flat32_lidt(idt, 256);
 }
 
 static void enable_svm(void)

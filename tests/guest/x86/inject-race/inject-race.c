@@ -79,10 +79,7 @@ static void put_seg(unsigned off, uint16_t sel, uint16_t attrib)
 
 static void l2_gate(int vec, void (*handler)(void))
 {
-    uint32_t h = (uint32_t)handler;
-
-    l2_idt[vec] = (h & 0xffff) | (0x08u << 16) |
-                  ((uint64_t)(0x8e00 | (h & 0xffff0000u)) << 32);
+    l2_idt[vec] = flat32_interrupt_gate(handler);
 }
 
 /* the 8259s: vectors 0x70-0x7f, only IRQ 0 unmasked; the PIT's channel

@@ -21,13 +21,12 @@ Usage: inject-race.py QEMU ELF [STOCK_QEMU]
 
 import os
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
-from guest_output import verdict  # noqa: E402
+from guest_output import run_flat32_guest, verdict  # noqa: E402
 
 CPU = "EPYC-Milan"
 ROUNDS = 20000
@@ -38,21 +37,7 @@ TIMEOUT = 90        # each run; three runs stay within run-checks' 300 s
 
 def run(qemu, elf, machine):
     """(rc, debug console lines, stderr); rc None if it hung"""
-    try:
-        p = subprocess.run([qemu, "-display", "none", "-nodefaults",
-                            "-accel", "tcg,thread=multi", "-M", machine,
-                            "-smp", "2", "-cpu", CPU, "-no-reboot",
-                            "-kernel", elf, "-debugcon", "stdio",
-                            "-device",
-                            "isa-debug-exit,iobase=0xf4,iosize=1"],
-                           stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired as e:
-        out, err = (x.decode(errors="replace") if isinstance(x, bytes)
-                    else x or "" for x in (e.stdout, e.stderr))
-        return None, out.splitlines(), \
-            "hung: killed after %d s\n" % TIMEOUT + err
-    return p.returncode, p.stdout.splitlines(), p.stderr
+    return run_flat32_guest(qemu, elf, machine, CPU, timeout=TIMEOUT)
 
 
 def outcome(lines):

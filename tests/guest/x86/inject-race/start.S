@@ -11,22 +11,7 @@
 /* the injected handler's time with IF clear, in loop iterations */
 #define HANDLER_SPIN 20000
 
-    .section .multiboot, "a"
-    .align 4
-    .long 0x1badb002, 0, -0x1badb002
-
-    .text
-    .code32
-    .globl _start
-_start:
-    lgdt gdt_desc
-    ljmp $FLAT32_CODE, $1f
-1:  LOAD_FLAT32_DATA_SEGMENTS
-    mov $bsp_stack_top, %esp
-    call bsp_main
-2:  cli
-    hlt
-    jmp 2b
+    FLAT32_MULTIBOOT_START bsp_stack_top, bsp_main
 
 /* void svm_run(uint32_t vmcb): host GPRs are not kept by VMRUN */
     .globl svm_run

@@ -48,8 +48,9 @@
 /* the timer's period in APIC bus cycles (QEMU: 1 ns each, divide by 1) */
 #define TIMER_PERIOD    100000u
 
+/* volatile: counted by the handlers, read by the other CPU */
 volatile uint32_t calls_taken, timer_ticks, noise_taken, x2apic_mode;
-static volatile uint32_t ap_up, ap_stop, timer_off, noise_sent;
+static volatile uint32_t ap_up, ap_stop, timer_off, noise_sent; /* other CPU */
 /* what CPU 1 did when CPU 0 last found a call late */
 static volatile uint32_t ap_phase;
 static uint64_t idt[256];
@@ -87,23 +88,10 @@ static int cpu_has_x2apic(void)
     return (c >> 21) & 1;
 }
 
-static void set_gate(int vector, void (*handler)(void))
-{
-    uint32_t a = (uint32_t)handler;
-
-    idt[vector] = (a & 0xffff) | (0x08u << 16) |
-                  ((uint64_t)(0x8e00 | (a & 0xffff0000u)) << 32);
-}
-
 /* this CPU's IDT and APIC (in the mode CPU 0 chose) */
 static void cpu_setup(void)
 {
-    struct {
-        uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) desc = { sizeof(idt) - 1, (uint32_t)idt };
-
-    __asm__ volatile("lidt %0" : : "m"(desc));
+    flat32_lidt(idt, 256);
     if (x2apic_mode) {
         wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (3u << 10));
     }
@@ -188,9 +176,9 @@ void bsp_main(void)
     outb(0xa1, 0xff);
     x2apic_mode = cpu_has_x2apic();
     puts_dbg(x2apic_mode ? "MODE x2apic\n" : "MODE xapic\n");
-    set_gate(CALL_VECTOR, call_handler);
-    set_gate(TIMER_VECTOR, timer_handler);
-    set_gate(NOISE_VECTOR, noise_handler);
+    idt[CALL_VECTOR] = flat32_interrupt_gate(call_handler);
+    idt[TIMER_VECTOR] = flat32_interrupt_gate(timer_handler);
+    idt[NOISE_VECTOR] = flat32_interrupt_gate(noise_handler);
     cpu_setup();
     if (!start_ap()) {
         puts_dbg("FAIL CPU 1 did not start\n");

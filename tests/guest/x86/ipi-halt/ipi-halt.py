@@ -20,13 +20,12 @@ Usage: ipi-halt.py QEMU ELF
 """
 
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
-from guest_output import verdict  # noqa: E402
+from guest_output import run_flat32_guest, verdict  # noqa: E402
 
 ROUNDS = 40000
 CASES = (("q35", "qemu64", "xapic"),
@@ -36,20 +35,7 @@ CASES = (("q35", "qemu64", "xapic"),
 
 def run(qemu, elf, machine, cpu):
     """(rc, debug console lines, stderr); rc None if it hung"""
-    try:
-        p = subprocess.run([qemu, "-display", "none", "-nodefaults",
-                            "-accel", "tcg,thread=multi", "-M", machine,
-                            "-smp", "2", "-cpu", cpu, "-no-reboot",
-                            "-kernel", elf, "-debugcon", "stdio",
-                            "-device",
-                            "isa-debug-exit,iobase=0xf4,iosize=1"],
-                           stdin=subprocess.DEVNULL, capture_output=True,
-                           text=True, timeout=60)
-    except subprocess.TimeoutExpired as e:
-        out, err = (x.decode(errors="replace") if isinstance(x, bytes)
-                    else (x or "") for x in (e.stdout, e.stderr))
-        return None, out.splitlines(), err
-    return p.returncode, p.stdout.splitlines(), p.stderr
+    return run_flat32_guest(qemu, elf, machine, cpu)
 
 
 def main():
