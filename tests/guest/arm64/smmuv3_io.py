@@ -48,6 +48,19 @@ def cmdq_hist(text):
     return calls, us
 
 
+# Console lines by which a kernel says it failed, whether or not its
+# script went on to the end (an oops in a reader kills only that reader)
+KERNEL_FAILURE = re.compile(r"Internal error: Oops|Unable to handle kernel|"
+                            r"Kernel panic|kernel BUG|BUG:|WARNING:|"
+                            r"rcu: INFO|soft lockup|hard LOCKUP|Call trace:")
+
+
+def kernel_failures(text):
+    """The first few console lines that report a kernel failure."""
+    return [line.strip() for line in text.splitlines()
+            if KERNEL_FAILURE.search(line)][:3]
+
+
 def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
         at_end=None, probe=False, extra_args=(), at_start=None):
     """One boot.  Returns a dict: errors (a list), serial (the guest's
@@ -104,4 +117,7 @@ def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
     res["cmdq_calls"], res["cmdq_us"] = cmdq_hist(section(text, "CMDQ HIST"))
     if "=== GUEST END ===" not in text:
         res["errors"].append("the guest did not finish its script")
+    oopses = kernel_failures(text)
+    if oopses:
+        res["errors"].append("the guest kernel failed: %s" % "; ".join(oopses))
     return res
