@@ -23,7 +23,7 @@ FIRMWARE_DIRS := /usr/share/qemu /usr/share/seabios /usr/lib/ipxe/qemu
 
 # Our qtests and the upstream ones nearest to what the fork touches.
 QTESTS_x86_64 := fork-smoke-test irq-stats-test amd-iommu-ga-test kvm-apicv-test amd-iommu-test \
-                 intel-iommu-test intel-iommu-posted-test \
+                 intel-iommu-test intel-iommu-posted-test iommu-vring-test \
                  qmp-cmd-test device-introspect-test bios-tables-test
 QTESTS_ppc64 := fork-smoke-test irq-stats-test xics-test rtas-test qmp-cmd-test \
                 device-introspect-test
