@@ -97,9 +97,19 @@ def counters(stats):
     return out
 
 
-def l2_files(tmp, hostdir, readers, reads):
+# The load's regimes (make bench-posted): "blocking", one reader per L2
+# vCPU, which blocks on its completion; "preempted", the same readers
+# with a CPU-bound loop pinned beside each, so that L2's vCPUs stay
+# runnable and L1's scheduler preempts them while interrupts arrive
+REGIMES = ("blocking", "preempted")
+
+
+def l2_files(tmp, hostdir, readers, reads, regime="blocking"):
     """L2's nvme modules and its /l2-run: readers dd's in parallel, each
-    pinned to one vCPU, each reading its own reads blocks."""
+    pinned to one vCPU, each reading its own reads blocks; in the
+    preempted regime a busy loop shares each reader's vCPU."""
+    if regime not in REGIMES:
+        raise ValueError("regime %r: want one of %s" % (regime, REGIMES))
     mods = os.path.join(hostdir, "l2-modules")
     with open(os.path.join(hostdir, "l2-modules.order")) as f:
         order = f.read().split()
@@ -114,12 +124,21 @@ def l2_files(tmp, hostdir, readers, reads):
                     % (m, m))
         f.write("i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 200 ]; do "
                 "usleep 100000; i=$((i+1)); done\n")
+        if regime == "preempted":
+            for r in range(readers):
+                f.write("taskset -c %d sh -c 'while :; do :; done' & "
+                        "busy=\"$busy $!\"\n" % r)
         f.write("echo '=== POSTED BEFORE ==='; grep nvme /proc/interrupts\n")
         for r in range(readers):
             f.write("taskset -c %d dd if=/dev/nvme0n1 of=/dev/null bs=4096 "
-                    "skip=%d count=%d iflag=direct 2>&1 | sed 's/^/DD /' &\n"
+                    "skip=%d count=%d iflag=direct 2>&1 | sed 's/^/DD /' & "
+                    "readers=\"$readers $!\"\n"
                     % (r, r * reads, reads))
-        f.write("wait\n")
+        if regime == "preempted":
+            # the readers, not the busy loops, end the run
+            f.write("wait $readers; kill $busy\n")
+        else:
+            f.write("wait\n")
         f.write("echo '=== POSTED AFTER ==='; grep nvme /proc/interrupts\n")
         # time for the query (qmp_at) to be answered before power-off
         f.write("sleep 2\n")
@@ -197,7 +216,7 @@ def stopped_early(res):
 
 
 def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
-                 run_timeout=None):
+                 run_timeout=None, regime="blocking"):
     """One run; returns {"res": the test bed's result, "l0_first",
     "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
     "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
@@ -221,7 +240,8 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
         l2 = {"args": avic.L2_AVIC_ARGS +
               ["-M", "q35,kernel-irqchip=split", "-cpu", "host,+x2apic",
                "-smp", str(vcpus), "-device", "vfio-pci,host=" + BDF],
-              "files": l2_files(tmp, hostdir, vcpus, reads), "stamp": True,
+              "files": l2_files(tmp, hostdir, vcpus, reads, regime),
+              "stamp": True,
               # L2's QEMU asked while the readers run (vectors set up)
               "qmp": [{"execute": "x-query-kvm-apicv"}],
               "qmp_at": "=== POSTED BEFORE ==="}
