@@ -70,8 +70,11 @@ static uint64_t ring_phys(uint64_t iova)
     return (iova < 0x201000 ? RING_PAGE0 : RING_PAGE1) + (iova & 0xfff);
 }
 
-/* Legacy-mode VT-d: bus 0 -> context table -> 3-level tables -> on */
-static void iommu_map(Ctx *c)
+/*
+ * Legacy-mode VT-d: bus 0 -> context table -> 3-level tables -> on;
+ * the used ring's second page mapped only if @second_page
+ */
+static void iommu_map(Ctx *c, bool second_page)
 {
     QTestState *s = c->qts;
 
@@ -82,7 +85,9 @@ static void iommu_map(Ctx *c)
     qtest_writeq(s, SL_L3, SL_L2 | SL_RW);
     qtest_writeq(s, SL_L2 + 1 * 8, SL_L1 | SL_RW);              /* 2 MiB */
     qtest_writeq(s, SL_L1 + 0 * 8, RING_PAGE0 | SL_RW);
-    qtest_writeq(s, SL_L1 + 1 * 8, RING_PAGE1 | SL_RW);
+    if (second_page) {
+        qtest_writeq(s, SL_L1 + 1 * 8, RING_PAGE1 | SL_RW);
+    }
     qtest_writeq(s, SL_L1 + 2 * 8, BUFFER_PAGE | SL_RW);
 
     qtest_writeq(s, DMAR + R_RTADDR, ROOT_TABLE);
@@ -180,7 +185,13 @@ static void virtio_request(Ctx *c)
     }
 }
 
-static void test_used_ring_straddles_pages(void)
+/*
+ * With @second_page, the element's len must land in the page the second
+ * IOVA page maps to; without, its half there faults and is dropped.
+ * Either way nothing lands in the page that physically follows the
+ * first.
+ */
+static void used_ring_straddles_pages(bool second_page)
 {
     Ctx c = {};
     uint64_t used_elem = IOVA_USED + 4;     /* element 0: id, then len */
@@ -196,7 +207,7 @@ static void test_used_ring_straddles_pages(void)
     qtest_writel(c.qts, NEXT_PHYS_PAGE, CANARY);
     qtest_writel(c.qts, ring_phys(used_elem), CANARY);
     qtest_writel(c.qts, ring_phys(used_elem + 4), CANARY);
-    iommu_map(&c);
+    iommu_map(&c, second_page);
     find_caps(&c);
     virtio_setup(&c);
     virtio_request(&c);
@@ -206,7 +217,7 @@ static void test_used_ring_straddles_pages(void)
     g_assert_cmphex(ring_phys(used_elem + 4), ==, RING_PAGE1);
     g_assert_cmpuint(qtest_readl(c.qts, ring_phys(used_elem)), ==, 0);
     g_assert_cmpuint(qtest_readl(c.qts, ring_phys(used_elem + 4)), ==,
-                     BUFFER_LEN);
+                     second_page ? BUFFER_LEN : CANARY);
     /* and nothing in the page that physically follows the first */
     g_assert_cmphex(qtest_readl(c.qts, NEXT_PHYS_PAGE), ==, CANARY);
 
@@ -216,9 +227,26 @@ static void test_used_ring_straddles_pages(void)
     qtest_quit(c.qts);
 }
 
+static void test_used_ring_straddles_pages(void)
+{
+    used_ring_straddles_pages(true);
+}
+
+static void test_used_ring_second_page_unmapped(void)
+{
+    used_ring_straddles_pages(false);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    if (!qtest_has_device("intel-iommu") ||
+        !qtest_has_device("virtio-rng-pci")) {
+        g_test_skip("intel-iommu or virtio-rng-pci not built");
+        return g_test_run();
+    }
+    qtest_add_func("/iommu-vring/used-ring-second-page-unmapped",
+                   test_used_ring_second_page_unmapped);
     qtest_add_func("/iommu-vring/used-ring-straddles-pages",
                    test_used_ring_straddles_pages);
     return g_test_run();
