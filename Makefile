@@ -239,7 +239,7 @@ bench-avic: build ipi-bench-x86
 # against 7.3 at 2, 4 and 8 L2 vCPUs (results go to docs/benchmarks.md
 # by hand), in two regimes: readers that block, and readers beside a
 # busy loop on each L2 vCPU (preempted while runnable).  The default
-# set is small (one run per cell, 2 and 4 L2 vCPUs: about 15 minutes);
+# set is small (one run per cell, 2 and 4 L2 vCPUs: 4 minutes here);
 # BENCH_POSTED_FULL=1 gives the full table (3 runs, 2, 4 and 8 vCPUs).
 BENCH_POSTED_KERNELS ?= 6.12 7.3
 BENCH_POSTED_REGIMES ?= blocking preempted

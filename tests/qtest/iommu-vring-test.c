@@ -17,18 +17,11 @@
 #include "libqtest.h"
 #include "libqos/pci-pc.h"
 #include "hw/pci/pci_regs.h"
+#include "hw/i386/intel_iommu_internal.h"
+#include "hw/i386/intel_iommu.h"
 #include "standard-headers/linux/virtio_pci.h"
 #include "standard-headers/linux/virtio_config.h"
 #include "standard-headers/linux/virtio_ring.h"
-
-#define DMAR            0xfed90000ULL
-#define R_GCMD          0x18
-#define R_GSTS          0x1c
-#define R_RTADDR        0x20
-#define GCMD_TE         (1U << 31)
-#define GCMD_SRTP       (1U << 30)
-#define GSTS_TES        (1U << 31)
-#define GSTS_RTPS       (1U << 30)
 
 #define RNG_DEVFN       QPCI_DEVFN(4, 0)
 
@@ -54,7 +47,8 @@
 #define QUEUE_SIZE      8
 #define BUFFER_LEN      16
 
-#define SL_RW           3               /* read and write */
+#define SL_RW           (VTD_SL_R | VTD_SL_W)
+#define DMAR            Q35_HOST_BRIDGE_IOMMU_ADDR
 #define CANARY          0xa5a5a5a5U
 
 typedef struct Ctx {
@@ -78,8 +72,9 @@ static void iommu_map(Ctx *c, bool second_page)
 {
     QTestState *s = c->qts;
 
-    qtest_writeq(s, ROOT_TABLE, CONTEXT_TABLE | 1);             /* present */
-    qtest_writeq(s, CONTEXT_TABLE + RNG_DEVFN * 16, SL_L3 | 1); /* TT 0 */
+    qtest_writeq(s, ROOT_TABLE, CONTEXT_TABLE | VTD_ROOT_ENTRY_P);
+    qtest_writeq(s, CONTEXT_TABLE + RNG_DEVFN * 16, SL_L3 |
+                 VTD_CONTEXT_ENTRY_P);     /* TT 0: second-level */
     qtest_writeq(s, CONTEXT_TABLE + RNG_DEVFN * 16 + 8,
                  1 /* AW 39 bits */ | (1 << 8) /* domain 1 */);
     qtest_writeq(s, SL_L3, SL_L2 | SL_RW);
@@ -90,11 +85,11 @@ static void iommu_map(Ctx *c, bool second_page)
     }
     qtest_writeq(s, SL_L1 + 2 * 8, BUFFER_PAGE | SL_RW);
 
-    qtest_writeq(s, DMAR + R_RTADDR, ROOT_TABLE);
-    qtest_writel(s, DMAR + R_GCMD, GCMD_SRTP);
-    g_assert_true(qtest_readl(s, DMAR + R_GSTS) & GSTS_RTPS);
-    qtest_writel(s, DMAR + R_GCMD, GCMD_TE);
-    g_assert_true(qtest_readl(s, DMAR + R_GSTS) & GSTS_TES);
+    qtest_writeq(s, DMAR + DMAR_RTADDR_REG, ROOT_TABLE);
+    qtest_writel(s, DMAR + DMAR_GCMD_REG, VTD_GCMD_SRTP);
+    g_assert_true(qtest_readl(s, DMAR + DMAR_GSTS_REG) & VTD_GSTS_RTPS);
+    qtest_writel(s, DMAR + DMAR_GCMD_REG, VTD_GCMD_TE);
+    g_assert_true(qtest_readl(s, DMAR + DMAR_GSTS_REG) & VTD_GSTS_TES);
 }
 
 /* The modern capabilities: common and notify configuration in one BAR */
