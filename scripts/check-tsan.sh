@@ -5,40 +5,53 @@
 # ThreadSanitizer into build-tsan/ (from the assembled tree in
 # build/src; ccache shared) and run the multi-threaded XICS stress test
 # (tests/qtest/xics-test -p .../xics/stress) and short runs of our
-# freestanding ppc64 guest (pseries at 2 and 4 vCPUs under MTTCG) under it.  Fails when the
-# stress test fails or when ThreadSanitizer reports a race involving
-# the XICS, the ppc interrupt line or the TCG interrupt request code;
-# other reports (glib, RCU, coroutines: known upstream noise) are
-# counted and listed, not failed on.  Not part of `make check`: the
-# TSan build takes ~15 minutes on two cores.
+# freestanding ppc64 guest (pseries at 2 and 4 vCPUs under MTTCG) under
+# it; then build qemu-system-aarch64 the same way into
+# build-tsan-aarch64/ and run the SMMUv3 command queue's stress test
+# (tests/qtest/smmuv3-cmdq-test -p .../smmuv3-cmdq/stress).  Fails when
+# a stress test fails or when ThreadSanitizer reports a race involving
+# the XICS, the ppc interrupt line, the TCG interrupt request code or
+# the SMMUv3; other reports (glib, RCU, coroutines: known upstream
+# noise) are counted and listed, not failed on.  Not part of `make
+# check`: each TSan build takes ~15 minutes on two cores.
 set -e
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 src="$top/build/src"
 out="$top/build-tsan"
 rounds=${XICS_STRESS_ROUNDS:-3000}
+smmu_rounds=${SMMUV3_STRESS_ROUNDS:-1000}
 
 firmware=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu
-set -- --target-list=ppc64-softmmu --without-default-features \
-    --enable-tcg --enable-fdt=system --enable-tsan --disable-docs \
-    --disable-tools --disable-werror --disable-download \
-    --disable-install-blobs --python=/usr/bin/python3 \
-    --firmwarepath="$firmware"
-if [ -x /usr/lib/ccache/gcc ]; then
-    set -- "$@" --cc=/usr/lib/ccache/gcc --cxx=/usr/lib/ccache/g++
-fi
-mkdir -p "$out"
-if [ ! -f "$out/build.ninja" ] ||
-   [ "$(cat "$out/config.args" 2>/dev/null)" != "$*" ]; then
-    (cd "$out" && "$src/configure" "$@")
-    echo "$*" > "$out/config.args"
-fi
-ninja -C "$out" qemu-system-ppc64 tests/qtest/xics-test
-# Run from the build tree, QEMU looks for firmware inside qemu-bundle/
-for d in $(echo "$firmware" | tr : ' '); do
-    mkdir -p "$out/qemu-bundle$(dirname "$d")"
-    [ -e "$out/qemu-bundle$d" ] || ln -s "$d" "$out/qemu-bundle$d"
-done
+# tsan_build DIR TARGET NINJA-TARGET...: a TSan build of TARGET in DIR
+tsan_build() {
+    dir=$1 target=$2
+    shift 2
+    targets="$*"
+    set -- --target-list="$target" --without-default-features \
+        --enable-tcg --enable-fdt=system --enable-tsan --disable-docs \
+        --disable-tools --disable-werror --disable-download \
+        --disable-install-blobs --python=/usr/bin/python3 \
+        --firmwarepath="$firmware"
+    if [ -x /usr/lib/ccache/gcc ]; then
+        set -- "$@" --cc=/usr/lib/ccache/gcc --cxx=/usr/lib/ccache/g++
+    fi
+    mkdir -p "$dir"
+    if [ ! -f "$dir/build.ninja" ] ||
+       [ "$(cat "$dir/config.args" 2>/dev/null)" != "$*" ]; then
+        (cd "$dir" && "$src/configure" "$@")
+        echo "$*" > "$dir/config.args"
+    fi
+    # shellcheck disable=SC2086
+    ninja -C "$dir" $targets
+    # Run from the build tree, QEMU looks for firmware inside qemu-bundle/
+    for d in $(echo "$firmware" | tr : ' '); do
+        mkdir -p "$dir/qemu-bundle$(dirname "$d")"
+        [ -e "$dir/qemu-bundle$d" ] || ln -s "$d" "$dir/qemu-bundle$d"
+    done
+}
+
+tsan_build "$out" ppc64-softmmu qemu-system-ppc64 tests/qtest/xics-test
 
 # QEMU's suppressions and ours (tests/tsan-fork.supp: races by design)
 supp="$out/suppressions.tsan"
@@ -93,9 +106,27 @@ for run in "2 mode=test n=40 phases=ipi,dev,mixed,mask" \
     echo "check-tsan: guest $smp vCPUs, $args: passed"
 done
 
+# The SMMUv3 command queue's stress test (hw/arm/smmuv3-cmdq-stress.c):
+# producers, CONS pollers and translations racing invalidations, in
+# threads without the BQL.
+out_arm="$top/build-tsan-aarch64"
+tsan_build "$out_arm" aarch64-softmmu qemu-system-aarch64 \
+    tests/qtest/smmuv3-cmdq-test
+rc=0
+(cd "$out_arm" &&
+ TSAN_OPTIONS="suppressions=$supp halt_on_error=0 exitcode=0 die_after_fork=0 report_signal_unsafe=0 history_size=4 log_path=$logs/tsan" \
+ QTEST_QEMU_BINARY=./qemu-system-aarch64 SMMUV3_STRESS_ROUNDS=$smmu_rounds \
+     ./tests/qtest/smmuv3-cmdq-test --tap -p /aarch64/smmuv3-cmdq/stress) ||
+    rc=$?
+if [ $rc -ne 0 ]; then
+    echo "check-tsan: the SMMUv3 command queue stress test failed under ThreadSanitizer"
+    exit 1
+fi
+echo "check-tsan: SMMUv3 command queue stress: passed"
+
 # One report per "WARNING: ThreadSanitizer" block; ours if any frame
 # of it is in the code the fork made BQL-free.
-ours='xics|icp_|ics_|ppc_set_irq|ppc_maybe_interrupt|ppc_clear_hard_interrupt|ppc_cpu_has_work|ppc_cpu_exec_interrupt|ppc_cpu_do_interrupt_unlocked|cpu_interrupt|cpu_reset_interrupt|cpu_set_interrupt|cpu_test_interrupt|tcg_handle_interrupt|cpu_handle_interrupt|mttcg_may_continue_unlocked|qemu_wait_halted_unlocked|qemu_halt_poll|qemu_cpu_kick|qemu_wait_io_event|spapr_hcall_unlocked|spapr_hypercall_unlocked|spapr_icp_table'
+ours='smmuv3|smmu_|cmdq_|xics|icp_|ics_|ppc_set_irq|ppc_maybe_interrupt|ppc_clear_hard_interrupt|ppc_cpu_has_work|ppc_cpu_exec_interrupt|ppc_cpu_do_interrupt_unlocked|cpu_interrupt|cpu_reset_interrupt|cpu_set_interrupt|cpu_test_interrupt|tcg_handle_interrupt|cpu_handle_interrupt|mttcg_may_continue_unlocked|qemu_wait_halted_unlocked|qemu_halt_poll|qemu_cpu_kick|qemu_wait_io_event|spapr_hcall_unlocked|spapr_hypercall_unlocked|spapr_icp_table'
 total=0
 mine=0
 for f in "$logs"/tsan.*; do
@@ -109,7 +140,7 @@ for f in "$logs"/tsan.*; do
         END { print c + 0 }' "$f")
     mine=$((mine + m))
 done
-echo "check-tsan: $total ThreadSanitizer report(s), $mine involving the XICS / interrupt line"
+echo "check-tsan: $total ThreadSanitizer report(s), $mine involving the XICS / interrupt line / SMMUv3"
 if [ "$mine" -ne 0 ]; then
     grep -l -E "$ours" "$logs"/tsan.* | sed 's/^/check-tsan: see /'
     exit 1

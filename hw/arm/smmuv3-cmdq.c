@@ -46,6 +46,7 @@
 #include "exec/memory.h"
 #include "hw/arm/smmuv3.h"
 #include "system/irq-stats.h"
+#include "system/qtest.h"
 #include "smmuv3-internal.h"
 #include "smmuv3-cmdq.h"
 #include "trace.h"
@@ -480,6 +481,9 @@ void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem)
                                               iotlb_stat_defs,
                                               ARM_SMMU(s)->iotlb_stats,
                                               SMMU_IOTLB_STAT__MAX);
+    if (qtest_enabled()) {
+        smmuv3_cmdq_stress_register(s);
+    }
 }
 
 void smmuv3_cmdq_reset(SMMUv3State *s)

@@ -46,6 +46,9 @@ void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type);
 void smmuv3_cmdq_count_merged(SMMUv3State *s);
 void smmuv3_cmdq_sync_irq(SMMUv3State *s);
 
+/* Under qtest: the "smmuv3-cmdq-stress" verb (smmuv3-cmdq-stress.c) */
+void smmuv3_cmdq_stress_register(SMMUv3State *s);
+
 /* In smmuv3.c */
 unsigned smmuv3_cmdq_run(SMMUv3State *s, const Cmd *cmds, unsigned n,
                          SMMUCmdError *error);

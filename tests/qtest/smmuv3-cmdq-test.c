@@ -12,7 +12,11 @@
  * only then; page 1's alias of CMDQ_PROD/CONS works as page 0's; more
  * commands than one kick runs are drained from a bottom half;
  * consecutive range TLBIs that meet are merged; the counters of the
- * "irq" stats provider count each command type.
+ * "irq" stats provider count each command type.  smmuv3-cmdq/stress runs
+ * the multi-threaded "smmuv3-cmdq-stress" verb (producers, CONS pollers
+ * and translations racing each kind of invalidation, in QEMU's own
+ * threads without the BQL: hw/arm/smmuv3-cmdq-stress.c); `make
+ * check-tsan` runs it under ThreadSanitizer.
  */
 
 #include "qemu/osdep.h"
@@ -299,6 +303,37 @@ static void test_tlbi_merge(void)
     stop(c);
 }
 
+/*
+ * Producers, pollers and translations racing the invalidations (the
+ * verb checks that no translation is older than its page's last
+ * completed CMD_SYNC); every command it queued ran and was counted, and
+ * translations of more pages than the IOTLB holds evicted entries.
+ */
+static void test_stress(void)
+{
+    const char *env = g_getenv("SMMUV3_STRESS_ROUNDS");
+    int rounds = env ? atoi(env) : 2000;
+    Ctx *c = g_new0(Ctx, 1);
+    g_autofree gchar *rsp = NULL;
+    uint64_t commands = 0, before;
+
+    /* Another PCI function than 00:00.0: the verb's static stream */
+    c->qts = qtest_init("-M virt,iommu=smmuv3 -m 512M "
+                        "-device pci-testdev");
+    before = smmu_stat(c, "smmu-cmdq-commands");
+    rsp = qtest_smmuv3_cmdq_stress(c->qts, 4, rounds, g_test_rand_int());
+    g_test_message("%s", rsp);
+    g_assert_true(g_str_has_prefix(rsp, "OK "));
+    g_assert_true(sscanf(rsp, "OK commands=%" SCNu64, &commands) == 1);
+    g_assert_cmpuint(commands, >=, 4 * 2 * rounds);    /* TLBI and SYNC */
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands") - before, ==,
+                     commands);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, 4 * rounds);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 0);
+    g_assert_cmpuint(smmu_stat(c, "smmu-iotlb-evictions"), >, 0);
+    stop(c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -311,5 +346,6 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/cons-write", test_cons_write);
     qtest_add_func("/smmuv3-cmdq/budget", test_budget);
     qtest_add_func("/smmuv3-cmdq/tlbi-merge", test_tlbi_merge);
+    qtest_add_func("/smmuv3-cmdq/stress", test_stress);
     return g_test_run();
 }
