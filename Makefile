@@ -7,7 +7,7 @@
 #                 "N passed, N failed, N skipped, N repeated"
 #   make bench    XICS benchmarks of the fork against stock QEMU (our
 #                 ppc64 guest, then Linux: also `make bench-linux`)
-#   make check-tsan  the XICS stress test under ThreadSanitizer
+#   make check-tsan  the XICS and SMMUv3 command queue stress tests under TSan
 #   make pq-status / pq-export   patch queue (scripts/pq)
 
 NINJA ?= ninja
@@ -189,8 +189,9 @@ check: check-build stock ipi-bench-x86
 	    POSTED_MSI_KVM_KERNEL="$(POSTED_MSI_KVM_KERNEL)" \
 	    REPEAT_BUDGET="$(REPEAT_BUDGET)" scripts/run-checks.sh
 
-# The XICS stress test under ThreadSanitizer (own build in build-tsan/,
-# ~15 min cold on two cores; not part of `make check`).
+# The XICS and SMMUv3 command queue stress tests under ThreadSanitizer
+# (own builds in build-tsan/ and build-tsan-aarch64/, ~15 min each cold
+# on two cores; not part of `make check`).
 check-tsan: build
 	scripts/check-tsan.sh
 
