@@ -95,6 +95,13 @@ IPI_HALT_TESTS_x86_64 := ipi-halt
 # once while QEMU's main loop raises the PIT's ticks
 # (0052-target-i386-leave-no-exception_index-behind-after-VM.patch).
 INJECT_RACE_TESTS_x86_64 := inject-race
+# Our freestanding guest tests/guest/x86/extint-reinject as L2 under Linux
+# 7.3's KVM with AVIC in the nested test bed: 8259 interrupts re-injected
+# while the 8259 has another, which livelocks that KVM unless QEMU holds
+# its window request back
+# (0067-target-i386-kvm-no-interrupt-window-while-KVM-may-re.patch).
+EXTINT_KVM_TESTS := kvm-nested-extint
+EXTINT_KVM_KERNEL := 7.3
 # Linux's posted MSI on the emulated Intel IOMMU (x-posted-intr), with a
 # kernel built from Debian's source (tests/guest/fetch-posted-msi-guest.sh):
 # under MTTCG, and as L2 on KVM in the nested test bed (L1 Linux
@@ -184,6 +191,8 @@ check: check-build stock ipi-bench-x86
 	    AVIC_SMP_TESTS_x86_64="$(AVIC_SMP_TESTS_x86_64)" \
 	    IPI_HALT_TESTS_x86_64="$(IPI_HALT_TESTS_x86_64)" \
 	    INJECT_RACE_TESTS_x86_64="$(INJECT_RACE_TESTS_x86_64)" \
+	    EXTINT_KVM_TESTS="$(EXTINT_KVM_TESTS)" \
+	    EXTINT_KVM_KERNEL="$(EXTINT_KVM_KERNEL)" \
 	    POSTED_MSI_TESTS_x86_64="$(POSTED_MSI_TESTS_x86_64)" \
 	    POSTED_MSI_KVM_TESTS="$(POSTED_MSI_KVM_TESTS)" \
 	    POSTED_MSI_KVM_KERNEL="$(POSTED_MSI_KVM_KERNEL)" \
@@ -301,6 +310,7 @@ include tests/guest/x86/avic-l1/avic-l1.mk
 include tests/guest/x86/gif-race/gif-race.mk
 include tests/guest/x86/avic-smp/avic-smp.mk
 include tests/guest/x86/ipi-halt/ipi-halt.mk
+include tests/guest/x86/extint-reinject/extint-reinject.mk
 include tests/guest/x86/inject-race/inject-race.mk
 
 pq-status:

@@ -25,7 +25,9 @@
 # with our own two-CPU guest of L0's APIC IPIs in IPI_HALT_TESTS_x86_64
 # (tests/guest/x86/ipi-halt), and with our own L1
 # hypervisor that injects interrupts in INJECT_RACE_TESTS_x86_64
-# (tests/guest/x86/inject-race).  Prints one line per
+# (tests/guest/x86/inject-race), and EXTINT_KVM_TESTS: our own guest
+# tests/guest/x86/extint-reinject as L2 in the nested test bed under
+# Linux EXTINT_KVM_KERNEL.  Prints one line per
 # test and ends with "N passed, N failed, N skipped, N repeated"; exits
 # non-zero on a failure or when the nested test bed repeated runs more
 # often than REPEAT_BUDGET (the Makefile's; 0 if unset).  Logs go to
@@ -257,6 +259,26 @@ run_own_x86_guest gif-race "$GIF_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
 run_own_x86_guest inject-race "$INJECT_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
+
+# Our freestanding extint-reinject guest as L2 in the nested test bed
+# (L1 Linux $EXTINT_KVM_KERNEL): the fork as L0 and as L1's QEMU.
+if [ -n "${EXTINT_KVM_TESTS// }" ]; then
+    if make -s -C "$top" -f tests/guest/x86/extint-reinject/extint-reinject.mk \
+            extint-reinject >"$logs/extint-reinject-build.log" 2>&1 &&
+       host=$(sh "$top/tests/guest/fetch-kvm-host.sh" "$EXTINT_KVM_KERNEL" \
+              2>>"$logs/extint-reinject-build.log"); then
+        for t in $EXTINT_KVM_TESTS; do
+            run_one "kvm-nested-$EXTINT_KVM_KERNEL/$t" 900 /usr/bin/python3 \
+                "$top/tests/guest/kvm-nested/$t.py" \
+                "$top/build/qemu-system-x86_64" "$host" \
+                "$top/build/guest-x86/extint-reinject.elf"
+        done
+    else
+        fail_unbuilt "kvm-nested-$EXTINT_KVM_KERNEL" \
+            "extint-reinject or Linux $EXTINT_KVM_KERNEL unavailable" \
+            extint-reinject-build.log $EXTINT_KVM_TESTS
+    fi
+fi
 
 # Debian's arm64 kernel on virt with the SMMUv3 (fetch-arm64-guest.sh).
 if [ -n "${SMMUV3_TESTS_aarch64// }" ]; then

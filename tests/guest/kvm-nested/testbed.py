@@ -48,7 +48,8 @@ L0_IOMMU = "amd-iommu,intremap=on,x-southbridge=on"
 RUN_TIMEOUT = 120          # seconds, each L1 QEMU run inside L1
 FIRMWARE = ["/usr/share/seabios/bios-256k.bin",
             "/usr/share/qemu/kvmvapic.bin",
-            "/usr/share/qemu/linuxboot_dma.bin"]
+            "/usr/share/qemu/linuxboot_dma.bin",
+            "/usr/share/qemu/multiboot_dma.bin"]
 L1_QEMU_ARGS = ["-L", "/fw", "-display", "none", "-nodefaults"]
 L2_ARGS = ["-accel", "kvm", "-M", "q35", "-cpu", "host", "-smp", "2",
            "-m", "256M", "-kernel", "/l2/vmlinuz", "-initrd", "/l2/initrd",
