@@ -23,7 +23,8 @@
  *   page, its output address naming the generation), queues the
  *   invalidations of one randomly chosen kind (TLBI_NH_VA with and
  *   without TG, a range TLBI_NH_VA, TLBI_NH_VAA, CFGI_STE then a range,
- *   and rarely TLBI_NH_ASID or TLBI_NH_ALL) and a CMD_SYNC, publishes
+ *   rarely TLBI_NH_ASID; every 256th round TLBI_NH_ALL) and a CMD_SYNC,
+ *   publishes
  *   CMDQ_PROD, and polls CMDQ_CONS until the CMD_SYNC is consumed: then
  *   that generation is complete.  Slots are reserved under one lock and
  *   PROD is written under another, as Linux's driver orders them, so
@@ -98,9 +99,9 @@
 #define MAX_BATCH       8
 #define STALL_US        (30 * G_USEC_PER_SEC)
 
-/* PTE bits: valid, table/page, AF; AP[1] lets unprivileged accesses in */
+/* PTE bits: valid, table/page; a page's AF, AP[1] and nG (as Linux's) */
 #define PTE_TABLE       0x3ULL
-#define PTE_PAGE        (0x3ULL | (1ULL << 10) | (1ULL << 6))
+#define PTE_PAGE        (0x3ULL | (1ULL << 6) | (1ULL << 10) | (1ULL << 11))
 
 typedef struct StressState StressState;
 
@@ -178,13 +179,19 @@ static void stress_writeq(StressState *st, hwaddr reg, uint64_t v)
 
 /*
  * Slots consumed, free-running: CMDQ_CONS, lifted against the slots
- * published after it was read (CONS <= PROD <= published, and published
- * runs at most a queue ahead of CONS).
+ * published (CONS <= PROD <= published, and published never runs more
+ * than a queue ahead of CONS).
  */
 static uint32_t stress_consumed(StressState *st)
 {
-    uint32_t cons = stress_readl(st, A_CMDQ_CONS);
-    uint32_t upto = qatomic_load_acquire(&st->published);
+    uint32_t upto = qatomic_load_acquire(&st->published), before, cons;
+
+    /* A snapshot: published did not move while CONS was read */
+    do {
+        before = upto;
+        cons = stress_readl(st, A_CMDQ_CONS);
+        upto = qatomic_load_acquire(&st->published);
+    } while (upto != before);
 
     if (FIELD_EX32(cons, CMDQ_CONS, ERR)) {
         stress_fail(st, "CMDQ_CONS reports error %u",
@@ -268,6 +275,16 @@ static uint64_t stress_out(unsigned page, uint32_t gen)
            (((uint64_t)page * GENS + gen % GENS) << PAGE_SHIFT_4K);
 }
 
+/*
+ * Write a PTE as the guest would.  Walks read PTEs with plain loads (a
+ * race by design: tests/tsan-fork.supp names this function).
+ */
+static void __attribute__((noinline)) stress_set_pte(uint64_t *pte,
+                                                     uint64_t val)
+{
+    qatomic_set(pte, cpu_to_le64(val));
+}
+
 /* Generation 0 and every fourth unmap a page, the others map it */
 static bool stress_gen_mapped(uint32_t gen)
 {
@@ -320,13 +337,15 @@ static void *stress_mapper(void *opaque)
         for (i = first; i < first + k; i++) {
             uint32_t gen = st->cur_gen[i] + 1;
 
-            qatomic_store_release(&st->cur_gen[i], gen);
-            qatomic_set(&st->l3[i],
-                        cpu_to_le64(stress_gen_mapped(gen) ?
-                                    stress_out(i, gen) | PTE_PAGE : 0));
+            qatomic_set(&st->cur_gen[i], gen);
+            smp_wmb();          /* cur_gen, then the PTE (the check's order) */
+            stress_set_pte(&st->l3[i], stress_gen_mapped(gen) ?
+                           stress_out(i, gen) | PTE_PAGE : 0);
         }
         kind = g_rand_int_range(t->rand, 0, 32);
-        if (kind < 8) {                 /* one address per page, no TG */
+        if (round % 256 == 255) {       /* both streams, now and then */
+            cmds[n++] = stress_cmd(SMMU_CMD_TLBI_NH_ALL);
+        } else if (kind < 8) {          /* one address per page, no TG */
             for (i = first; i < first + k; i++) {
                 cmds[n++] = stress_tlbi_va(SMMU_CMD_TLBI_NH_VA, i, 1, false);
             }
@@ -345,11 +364,9 @@ static void *stress_mapper(void *opaque)
             cmds[n] = stress_cmd(SMMU_CMD_CFGI_STE);
             cmds[n++].word[1] = 0;                  /* SID */
             cmds[n++] = stress_tlbi_va(SMMU_CMD_TLBI_NH_VA, first, k, true);
-        } else if (kind < 31) {
+        } else {
             cmds[n] = stress_cmd(SMMU_CMD_TLBI_NH_ASID);
             cmds[n++].word[1] = STRESS_ASID << 16;
-        } else {
-            cmds[n++] = stress_cmd(SMMU_CMD_TLBI_NH_ALL);
         }
         /* CS: none or SEV; an IRQ would need the GIC's line */
         cmds[n] = stress_cmd(SMMU_CMD_SYNC);
@@ -538,6 +555,37 @@ static const char *stress_setup(StressState *st)
     return NULL;
 }
 
+/*
+ * Before the threads: forget what an earlier run left cached (CFGI_ALL,
+ * TLBI_NSNH_ALL), then fill the IOTLB from the static stream, more
+ * pages than it holds, so that entries are evicted from the start.
+ */
+static const char *stress_prepare(StressState *st)
+{
+    IOMMUMemoryRegionClass *imrc = IOMMU_MEMORY_REGION_GET_CLASS(st->iommu2);
+    Cmd cmds[3] = { stress_cmd(SMMU_CMD_CFGI_STE_RANGE),
+                    stress_cmd(SMMU_CMD_TLBI_NSNH_ALL),
+                    stress_cmd(SMMU_CMD_SYNC) };
+    uint64_t polls = 0;
+    unsigned i;
+
+    cmds[0].word[2] = 31;                           /* CFGI_ALL */
+    stress_wait(st, stress_submit(st, cmds, 3), &polls);
+    if (st->failure) {
+        return st->failure;
+    }
+    st->commands += 3;
+    for (i = 0; i < NPAGES; i++) {
+        IOMMUTLBEntry e = imrc->translate(st->iommu2, stress_iova(i),
+                                          IOMMU_RO, 0);
+
+        if (e.perm == IOMMU_NONE) {
+            return "the static stream does not translate";
+        }
+    }
+    return NULL;
+}
+
 static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
                         uint32_t seed)
 {
@@ -557,8 +605,11 @@ static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
     qemu_mutex_init(&st->prod_lock);
     qemu_mutex_init(&st->fail_lock);
     err = stress_setup(st);
+    if (!err) {
+        err = stress_prepare(st);
+    }
     if (err) {
-        rsp = g_strdup_printf("FAIL %s", err);
+        rsp = g_strdup_printf("FAIL %s (seed %u)", err, seed);
         goto out;
     }
 
@@ -592,7 +643,7 @@ static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
     prod = stress_readl(st, A_CMDQ_PROD);
     cons = stress_readl(st, A_CMDQ_CONS);
     if (st->failure) {
-        rsp = g_strdup_printf("FAIL %s", st->failure);
+        rsp = g_strdup_printf("FAIL %s (seed %u)", st->failure, seed);
     } else if (prod != cons) {
         rsp = g_strdup_printf("FAIL CMDQ_PROD 0x%x, CMDQ_CONS 0x%x at the "
                               "end", prod, cons);
@@ -604,9 +655,9 @@ static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
     } else {
         rsp = g_strdup_printf("OK commands=%" PRIu64 " syncs=%" PRIu64
                               " translations=%" PRIu64 " mapped=%" PRIu64
-                              " faults=%" PRIu64 " polls=%" PRIu64,
-                              st->commands, st->syncs, translations, mapped,
-                              faults, polls);
+                              " faults=%" PRIu64 " polls=%" PRIu64
+                              " seed=%u", st->commands, st->syncs,
+                              translations, mapped, faults, polls, seed);
     }
 out:
     qemu_mutex_destroy(&st->reserve_lock);
@@ -631,9 +682,10 @@ static bool stress_command(CharBackend *chr, gchar **words)
         qemu_strtoul(words[1], NULL, 0, &mappers) ||
         qemu_strtoul(words[2], NULL, 0, &rounds) ||
         qemu_strtoul(words[3], NULL, 0, &seed) ||
-        mappers < 1 || mappers > MAPPERS_MAX) {
+        mappers < 1 || mappers > MAPPERS_MAX || rounds > 1000000 ||
+        seed > UINT32_MAX) {
         rsp = g_strdup("FAIL usage: smmuv3-cmdq-stress MAPPERS(1-8) "
-                       "ROUNDS SEED");
+                       "ROUNDS(0-1000000) SEED(32 bits)");
     } else {
         rsp = stress_run(stress_smmu, mappers, rounds, seed);
     }

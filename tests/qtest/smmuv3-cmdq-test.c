@@ -315,22 +315,32 @@ static void test_stress(void)
     int rounds = env ? atoi(env) : 2000;
     Ctx *c = g_new0(Ctx, 1);
     g_autofree gchar *rsp = NULL;
-    uint64_t commands = 0, before;
+    uint64_t commands = 0, syncs = 0, translations = 0, mapped = 0;
+    uint64_t commands_before, syncs_before;
 
     /* Another PCI function than 00:00.0: the verb's static stream */
     c->qts = qtest_init("-M virt,iommu=smmuv3 -m 512M "
                         "-device pci-testdev");
-    before = smmu_stat(c, "smmu-cmdq-commands");
+    commands_before = smmu_stat(c, "smmu-cmdq-commands");
+    syncs_before = smmu_stat(c, "smmu-cmdq-syncs");
     rsp = qtest_smmuv3_cmdq_stress(c->qts, 4, rounds, g_test_rand_int());
     g_test_message("%s", rsp);
     g_assert_true(g_str_has_prefix(rsp, "OK "));
-    g_assert_true(sscanf(rsp, "OK commands=%" SCNu64, &commands) == 1);
-    g_assert_cmpuint(commands, >=, 4 * 2 * rounds);    /* TLBI and SYNC */
-    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands") - before, ==,
-                     commands);
-    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, 4 * rounds);
+    g_assert_cmpint(sscanf(rsp, "OK commands=%" SCNu64 " syncs=%" SCNu64
+                           " translations=%" SCNu64 " mapped=%" SCNu64,
+                           &commands, &syncs, &translations, &mapped), ==, 4);
+    /* A TLBI and a CMD_SYNC a round at least, and the set-up's three */
+    g_assert_cmpuint(commands, >=, 4 * 2 * rounds + 3);
+    g_assert_cmpuint(syncs, ==, 4 * rounds);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands") - commands_before,
+                     ==, commands);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs") - syncs_before, ==,
+                     syncs + 1);
     g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 0);
     g_assert_cmpuint(smmu_stat(c, "smmu-iotlb-evictions"), >, 0);
+    /* Translations ran and checked something: each mapped page's */
+    g_assert_cmpuint(translations, >, 0);
+    g_assert_cmpuint(mapped, >, 0);
     stop(c);
 }
 
