@@ -606,7 +606,10 @@ static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
     qemu_mutex_init(&st->fail_lock);
     err = stress_setup(st);
     if (!err) {
+        /* As the producers do: their PROD lock before the BQL */
+        bql_unlock();
         err = stress_prepare(st);
+        bql_lock();
     }
     if (err) {
         rsp = g_strdup_printf("FAIL %s (seed %u)", err, seed);
