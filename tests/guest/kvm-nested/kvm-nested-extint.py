@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import avic  # noqa: E402
 from testbed import TestbedError, run_testbed, verdict  # noqa: E402
 
-ROUNDS = 4000
+ROUNDS = 2000
 # L2's memory from a file in L1's initramfs (4 KiB pages, no transparent
 # huge pages): each stack page of the guest faults on its own
 L2_ARGS = ["-M", "q35,kernel-irqchip=split,memory-backend=l2mem",
@@ -51,7 +51,8 @@ def main():
     try:
         res = run_testbed(qemu, qemu_l1, hostdir, [],
                           l2={"kernel": elf, "args": L2_ARGS},
-                          l0_extra_args=avic.L0_ARGS)
+                          l0_extra_args=avic.L0_ARGS, timeout=600,
+                          run_timeout=400)
     except TestbedError as e:
         print("FAIL: %s\n%s" % (e, e.console[-3000:]))
         return 1

@@ -159,10 +159,14 @@ def run(qemu, guest, ncpu):
         if msi_after <= msi_before:
             raise AssertionError("no MSI event for the EPOW (%d before, %d "
                                  "after)" % (msi_before, msi_after))
+        # Every accepted interrupt EOI'd, but one: Linux's
+        # machine_power_off() calls smp_send_stop() after the RTAS
+        # power-off, and the vCPUs run until the VM stops, so another
+        # vCPU may accept that stop IPI, whose handler never returns.
         for path in paths:
             accepted = stat(vm, "irq-vcpu", path, "xics-icp-accepted")
             eois = stat(vm, "irq-vcpu", path, "xics-icp-eois")
-            if accepted != eois:
+            if not 0 <= accepted - eois <= 1:
                 raise AssertionError("%s: %d accepted, %d EOIs after the "
                                      "power-off" % (path, accepted, eois))
         print("%d vCPU(s): IPIs per CPU %r, hvc %d, XICS per CPU %r: ok" % (
