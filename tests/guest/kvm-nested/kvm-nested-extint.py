@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import avic  # noqa: E402
 from testbed import TestbedError, run_testbed, verdict  # noqa: E402
 
-ROUNDS = 2000
+ROUNDS = 600
 # L2's memory from a file in L1's initramfs (4 KiB pages, no transparent
 # huge pages): each stack page of the guest faults on its own
 L2_ARGS = ["-M", "q35,kernel-irqchip=split,memory-backend=l2mem",

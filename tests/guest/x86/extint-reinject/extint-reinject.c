@@ -31,8 +31,8 @@
 #include "extint-reinject.h"
 #include "../flat32.h"
 
-#define ROUNDS          2000
-#define PROGRESS        500             /* a line every so many rounds */
+#define ROUNDS          600
+#define PROGRESS        100             /* a line every so many rounds */
 #define STACKS          0x01000000u     /* 16 MiB: ROUNDS pages from here */
 #define PAGE            4096u
 #define APIC_BASE       0xfee00000u
