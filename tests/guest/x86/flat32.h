@@ -45,14 +45,15 @@ static inline void outb(uint16_t port, uint8_t v)
     __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
 }
 
-static inline void puts_dbg(const char *s)
+/* @s to the byte port @port (0xe9: the debug console; 0x3f8: COM1) */
+static inline void puts_port(uint16_t port, const char *s)
 {
     while (*s) {
-        outb(0xe9, *s++);
+        outb(port, *s++);
     }
 }
 
-static inline void put_dec(uint32_t v)
+static inline void put_dec_port(uint16_t port, uint32_t v)
 {
     char buf[11];
     int i = 10;
@@ -62,7 +63,17 @@ static inline void put_dec(uint32_t v)
         buf[--i] = '0' + v % 10;
         v /= 10;
     } while (v);
-    puts_dbg(buf + i);
+    puts_port(port, buf + i);
+}
+
+static inline void puts_dbg(const char *s)
+{
+    puts_port(0xe9, s);
+}
+
+static inline void put_dec(uint32_t v)
+{
+    put_dec_port(0xe9, v);
 }
 
 static inline void put_hex(uint64_t v)

@@ -54,26 +54,8 @@ static inline uint8_t inb(uint16_t port)
     return v;
 }
 
-/* The serial port (the test bed reads L2's COM1) */
-static void puts_com1(const char *s)
-{
-    while (*s) {
-        outb(0x3f8, *s++);
-    }
-}
-
-static void put_dec_com1(uint32_t v)
-{
-    char buf[11];
-    int i = 10;
-
-    buf[i] = 0;
-    do {
-        buf[--i] = '0' + v % 10;
-        v /= 10;
-    } while (v);
-    puts_com1(buf + i);
-}
+/* The serial port: the test bed reads L2's COM1 */
+#define COM1            0x3f8
 
 static void apic_write(uint32_t reg, uint32_t v)
 {
@@ -101,7 +83,7 @@ void bsp_main(void)
 {
     uint32_t i, divisor = PIT_HZ / PIT_RATE;
 
-    puts_com1("KVM-NESTED-L2-UP\n");
+    puts_port(COM1, "KVM-NESTED-L2-UP\n");
     for (i = 0x20; i < 0x30; i++) {
         idt[i] = flat32_interrupt_gate(i < 0x28 ? spurious_master
                                                 : spurious_slave);
@@ -140,21 +122,21 @@ void bsp_main(void)
     for (i = 0; i < ROUNDS; i++) {
         take_one_on(STACKS + (i + 1) * PAGE);
         if ((i + 1) % PROGRESS == 0) {
-            puts_com1("ROUND ");
-            put_dec_com1(i + 1);
-            puts_com1("\n");
+            puts_port(COM1, "ROUND ");
+            put_dec_port(COM1, i + 1);
+            puts_port(COM1, "\n");
         }
     }
 
     rtc_write(0x0b, rtc_read(0x0b) & ~0x40);
     outb(0x21, 0xff);
     outb(0xa1, 0xff);
-    puts_com1("EXTINT-REINJECT ROUNDS ");
-    put_dec_com1(ROUNDS);
-    puts_com1(" IRQ0 ");
-    put_dec_com1(irq0_taken);
-    puts_com1(" IRQ8 ");
-    put_dec_com1(irq8_taken);
-    puts_com1("\n");
+    puts_port(COM1, "EXTINT-REINJECT ROUNDS ");
+    put_dec_port(COM1, ROUNDS);
+    puts_port(COM1, " IRQ0 ");
+    put_dec_port(COM1, irq0_taken);
+    puts_port(COM1, " IRQ8 ");
+    put_dec_port(COM1, irq8_taken);
+    puts_port(COM1, "\n");
     finish(0);
 }
