@@ -63,6 +63,7 @@ static struct {
     bool pit_discard;               /* apicv-pit-discard=on */
     bool observe;                   /* x-apicv-observe */
     bool decided;
+    bool host_has_avic;
     KvmApicvHostFacts facts;
     KvmApicvVmConfig vm;
     ApicvDecision decision;
@@ -265,6 +266,8 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     }
 
     host_mode = apicv_host_mode(&apicv.facts, &why);
+    apicv.host_has_avic = host_mode == APICV_MODE_AVIC ||
+                          host_mode == APICV_MODE_X2AVIC;
     if (apicv.requested == ON_OFF_AUTO_ON && host_mode == APICV_MODE_NONE) {
         /* reported at the -accel option's location */
         error_setg(errp, "apicv=on: the host offers no APIC virtualization: "
@@ -289,6 +292,11 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     apicv.machine_done.notify = kvm_apicv_machine_done;
     qemu_add_machine_init_done_notifier(&apicv.machine_done);
     return 0;
+}
+
+bool kvm_apicv_host_has_avic(void)
+{
+    return apicv.host_has_avic;
 }
 
 bool kvm_apicv_check_vcpu(X86CPU *cpu, Error **errp)

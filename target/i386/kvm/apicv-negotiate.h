@@ -18,6 +18,12 @@ void kvm_apicv_accel_class_init(ObjectClass *oc);
 /* From kvm_arch_init(): probe the host, adjust, arm the decision. */
 int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp);
 
+/*
+ * Does the host's KVM run vCPUs with AMD AVIC or x2AVIC (kvm_amd's avic
+ * parameter and the CPU's flags)?  Known from kvm_apicv_kvm_init() on.
+ */
+bool kvm_apicv_host_has_avic(void);
+
 /* From kvm_cpu_realizefn(): can KVM create this vCPU? */
 bool kvm_apicv_check_vcpu(X86CPU *cpu, Error **errp);
 
