@@ -12,7 +12,9 @@
  * only then; page 1's alias of CMDQ_PROD/CONS works as page 0's; more
  * commands than one kick runs are drained from a bottom half;
  * consecutive range TLBIs that meet are merged; the counters of the
- * "irq" stats provider count each command type.  smmuv3-cmdq/stress runs
+ * "irq" stats provider count each command type; a guest's STE with
+ * AArch32 stage-2 tables is a C_BAD_STE, not an abort (smmuv3/
+ * ste-s2-aarch32).  smmuv3-cmdq/stress runs
  * the multi-threaded "smmuv3-cmdq-stress" verb (producers, CONS pollers
  * and translations racing each kind of invalidation, in QEMU's own
  * threads without the BQL: hw/arm/smmuv3-cmdq-stress.c); `make
@@ -63,11 +65,11 @@ static uint32_t cons(Ctx *c)
     return qtest_readl(c->qts, SMMU + R_CMDQ_CONS);
 }
 
-static Ctx *start(uint64_t queue)
+static Ctx *start_with(const char *args, uint64_t queue)
 {
     Ctx *c = g_new0(Ctx, 1);
 
-    c->qts = qtest_init("-M virt,iommu=smmuv3 -m 512M");
+    c->qts = qtest_init(args);
     qtest_writeq(c->qts, SMMU + R_CMDQ_BASE, queue | LOG2SIZE);
     qtest_writel(c->qts, SMMU + R_CMDQ_PROD, 0);
     qtest_writel(c->qts, SMMU + R_CMDQ_CONS, 0);
@@ -75,6 +77,11 @@ static Ctx *start(uint64_t queue)
     g_assert_cmphex(qtest_readl(c->qts, SMMU + R_CR0ACK) & CR0_CMDQEN, ==,
                     CR0_CMDQEN);
     return c;
+}
+
+static Ctx *start(uint64_t queue)
+{
+    return start_with("-M virt,iommu=smmuv3 -m 512M", queue);
 }
 
 static void stop(Ctx *c)
@@ -344,6 +351,110 @@ static void test_stress(void)
     stop(c);
 }
 
+/*
+ * A guest-written STE that asks for AArch32 stage-2 tables (S2AA64 = 0,
+ * which IDR0.TTF does not offer) is ILLEGAL: the translation fails with
+ * C_BAD_STE and QEMU goes on (the base aborted on a g_assert).  The same
+ * STE with S2AA64 = 1 is otherwise valid: its empty table then faults
+ * with F_TRANSLATION instead.  The DMA comes from an edu device at 00:02.0
+ * (StreamID 0x10) on virt's low ECAM (highmem=off).
+ */
+#define ECAM            0x3f000000ULL
+#define EDU_CFG         (ECAM + (0x10 << 12))
+#define EDU_BAR         0x10000000ULL
+#define STRTAB          0x40200000ULL
+#define EVENTQ          0x40210000ULL
+#define S2_TABLE        0x40300000ULL
+#define EDU_SID         0x10
+#define R_STRTAB_BASE   0x80
+#define R_STRTAB_CFG    0x88
+#define R_EVENTQ_BASE   0xa0
+#define R_EVENTQ_PROD   0xa8
+#define CR0_SMMUEN      (1U << 0)
+#define CR0_EVENTQEN    (1U << 2)
+#define EVT_C_BAD_STE   0x04
+#define EVT_F_TRANSLATION 0x10
+
+static void write_s2_ste(Ctx *c, bool aa64)
+{
+    uint64_t ste = STRTAB + EDU_SID * 64;
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        qtest_writel(c->qts, ste + i * 4, 0);
+    }
+    qtest_writel(c->qts, ste, 1 | (6 << 1));       /* V, Config: S2 only */
+    qtest_writel(c->qts, ste + 16, 1);              /* S2VMID */
+    /* T0SZ 25, SL0 1 (4 KiB: level 1), TG 4 KiB, PS 40 bits, S2R */
+    qtest_writel(c->qts, ste + 20, 25 | (1 << 6) | (2 << 16) |
+                 ((uint32_t)aa64 << 19) | (1 << 26));
+    qtest_writel(c->qts, ste + 24, (uint32_t)S2_TABLE);
+}
+
+/* edu: read 8 bytes at IOVA 0x1000 into its buffer, and let it run */
+static void edu_dma(Ctx *c)
+{
+    qtest_writeq(c->qts, EDU_BAR + 0x80, 0x1000);           /* src */
+    qtest_writeq(c->qts, EDU_BAR + 0x88, 0x40000);          /* dst */
+    qtest_writeq(c->qts, EDU_BAR + 0x90, 8);                /* count */
+    qtest_writeq(c->qts, EDU_BAR + 0x98, 1);                /* run */
+    qtest_clock_step(c->qts, 200 * 1000 * 1000);            /* its timer */
+    g_assert_cmpuint(qtest_readq(c->qts, EDU_BAR + 0x98) & 1, ==, 0);
+}
+
+static uint32_t event_type(Ctx *c, unsigned n)
+{
+    uint64_t evt = EVENTQ + n * 32;
+
+    g_assert_cmphex(qtest_readl(c->qts, evt + 4), ==, EDU_SID);
+    return qtest_readl(c->qts, evt) & 0xff;
+}
+
+static void test_ste_s2_aarch32(void)
+{
+    Ctx *c = start_with("-M virt,iommu=smmuv3,highmem=off -m 512M "
+                        "-global arm-smmuv3.stage=2 -device edu,addr=2",
+                        QUEUE);
+    uint32_t bad, total, n;
+
+    g_assert_cmphex(qtest_readl(c->qts, EDU_CFG), ==, 0x11e81234);
+    qtest_writel(c->qts, EDU_CFG + 0x10, (uint32_t)EDU_BAR);
+    qtest_writew(c->qts, EDU_CFG + 0x04, 0x6);      /* memory, bus master */
+
+    write_s2_ste(c, false);
+    qtest_writeq(c->qts, SMMU + R_STRTAB_BASE, STRTAB);
+    qtest_writel(c->qts, SMMU + R_STRTAB_CFG, 5);   /* linear, 32 STEs */
+    qtest_writeq(c->qts, SMMU + R_EVENTQ_BASE, EVENTQ | 3);
+    qtest_writel(c->qts, SMMU + R_CR0,
+                 CR0_SMMUEN | CR0_EVENTQEN | CR0_CMDQEN);
+    g_assert_cmphex(qtest_readl(c->qts, SMMU + R_CR0ACK), ==,
+                    CR0_SMMUEN | CR0_EVENTQEN | CR0_CMDQEN);
+
+    edu_dma(c);
+    bad = qtest_readl(c->qts, SMMU + R_EVENTQ_PROD);
+    /* QEMU may translate an access more than once: each is recorded */
+    g_assert_cmpuint(bad, >=, 1);
+    g_assert_cmpuint(bad, <=, 2);
+    for (n = 0; n < bad; n++) {
+        g_assert_cmphex(event_type(c, n), ==, EVT_C_BAD_STE);
+    }
+
+    /* The same STE with AArch64 tables: decoded, its empty table faults */
+    write_s2_ste(c, true);
+    queue_cmd(c, CMD_CFGI_STE_RANGE, 31);           /* CFGI_ALL */
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    g_assert_cmphex(cons(c), ==, c->prod);
+    edu_dma(c);
+    total = qtest_readl(c->qts, SMMU + R_EVENTQ_PROD);
+    g_assert_cmpuint(total, >, bad);
+    g_assert_cmpuint(total, <=, bad + 2);
+    for (n = bad; n < total; n++) {
+        g_assert_cmphex(event_type(c, n), ==, EVT_F_TRANSLATION);
+    }
+    stop(c);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -357,5 +468,6 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/budget", test_budget);
     qtest_add_func("/smmuv3-cmdq/tlbi-merge", test_tlbi_merge);
     qtest_add_func("/smmuv3-cmdq/stress", test_stress);
+    qtest_add_func("/smmuv3/ste-s2-aarch32", test_ste_s2_aarch32);
     return g_test_run();
 }
