@@ -369,7 +369,7 @@ static void test_stress(void)
 #define R_STRTAB_BASE   0x80
 #define R_STRTAB_CFG    0x88
 #define R_EVENTQ_BASE   0xa0
-#define R_EVENTQ_PROD   0xa8
+#define R_EVENTQ_PROD   0x100a8         /* page 1 */
 #define CR0_SMMUEN      (1U << 0)
 #define CR0_EVENTQEN    (1U << 2)
 #define EVT_C_BAD_STE   0x04
@@ -391,12 +391,17 @@ static void write_s2_ste(Ctx *c, bool aa64)
     qtest_writel(c->qts, ste + 24, (uint32_t)S2_TABLE);
 }
 
-/* edu: read 8 bytes at IOVA 0x1000 into its buffer, and let it run */
+/*
+ * edu: read 4 bytes at IOVA 0x1000 into its buffer, and let it run.
+ * One dword: a failed translation leaves an access to
+ * io_mem_unassigned, at most 4 bytes at a time, so a longer one would
+ * be translated (and reported) again for each further 4 bytes.
+ */
 static void edu_dma(Ctx *c)
 {
     qtest_writeq(c->qts, EDU_BAR + 0x80, 0x1000);           /* src */
     qtest_writeq(c->qts, EDU_BAR + 0x88, 0x40000);          /* dst */
-    qtest_writeq(c->qts, EDU_BAR + 0x90, 8);                /* count */
+    qtest_writeq(c->qts, EDU_BAR + 0x90, 4);                /* count */
     qtest_writeq(c->qts, EDU_BAR + 0x98, 1);                /* run */
     qtest_clock_step(c->qts, 200 * 1000 * 1000);            /* its timer */
     g_assert_cmpuint(qtest_readq(c->qts, EDU_BAR + 0x98) & 1, ==, 0);
@@ -415,7 +420,6 @@ static void test_ste_s2_aarch32(void)
     Ctx *c = start_with("-M virt,iommu=smmuv3,highmem=off -m 512M "
                         "-global arm-smmuv3.stage=2 -device edu,addr=2",
                         QUEUE);
-    uint32_t bad, total, n;
 
     g_assert_cmphex(qtest_readl(c->qts, EDU_CFG), ==, 0x11e81234);
     qtest_writel(c->qts, EDU_CFG + 0x10, (uint32_t)EDU_BAR);
@@ -431,13 +435,8 @@ static void test_ste_s2_aarch32(void)
                     CR0_SMMUEN | CR0_EVENTQEN | CR0_CMDQEN);
 
     edu_dma(c);
-    bad = qtest_readl(c->qts, SMMU + R_EVENTQ_PROD);
-    /* QEMU may translate an access more than once: each is recorded */
-    g_assert_cmpuint(bad, >=, 1);
-    g_assert_cmpuint(bad, <=, 2);
-    for (n = 0; n < bad; n++) {
-        g_assert_cmphex(event_type(c, n), ==, EVT_C_BAD_STE);
-    }
+    g_assert_cmphex(qtest_readl(c->qts, SMMU + R_EVENTQ_PROD), ==, 1);
+    g_assert_cmphex(event_type(c, 0), ==, EVT_C_BAD_STE);
 
     /* The same STE with AArch64 tables: decoded, its empty table faults */
     write_s2_ste(c, true);
@@ -446,12 +445,10 @@ static void test_ste_s2_aarch32(void)
     publish(c);
     g_assert_cmphex(cons(c), ==, c->prod);
     edu_dma(c);
-    total = qtest_readl(c->qts, SMMU + R_EVENTQ_PROD);
-    g_assert_cmpuint(total, >, bad);
-    g_assert_cmpuint(total, <=, bad + 2);
-    for (n = bad; n < total; n++) {
-        g_assert_cmphex(event_type(c, n), ==, EVT_F_TRANSLATION);
-    }
+    g_assert_cmphex(qtest_readl(c->qts, SMMU + R_EVENTQ_PROD), ==, 2);
+    g_assert_cmphex(event_type(c, 1), ==, EVT_F_TRANSLATION);
+    /* its InputAddr: the IOVA the device read */
+    g_assert_cmphex(qtest_readq(c->qts, EVENTQ + 32 + 16), ==, 0x1000);
     stop(c);
 }
 

@@ -49,6 +49,7 @@
 #include "system/system.h"
 #include "cpu.h"
 #include "sev.h"
+#include "host-cpu.h"
 #include "apicv-probe.h"
 #include "apicv-host.h"
 #include "apicv-negotiate.h"
@@ -63,7 +64,7 @@ static struct {
     bool pit_discard;               /* apicv-pit-discard=on */
     bool observe;                   /* x-apicv-observe */
     bool decided;
-    bool host_has_avic;
+    bool host_may_run_avic;
     KvmApicvHostFacts facts;
     KvmApicvVmConfig vm;
     ApicvDecision decision;
@@ -236,6 +237,7 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     struct utsname u;
     ApicvMode host_mode;
     uint32_t eax, ebx, ecx, edx;
+    char vendor[CPUID_VENDOR_SZ + 1];
 
     /* Before the irqchip, the PIT and the vCPUs: their events count */
     if (apicv.observe) {
@@ -266,8 +268,18 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     }
 
     host_mode = apicv_host_mode(&apicv.facts, &why);
-    apicv.host_has_avic = host_mode == APICV_MODE_AVIC ||
-                          host_mode == APICV_MODE_X2AVIC;
+    /*
+     * For kvm.c's ExtINT workaround: an AMD host whose kvm_amd runs AVIC,
+     * or one whose kvm_amd parameters cannot be read (a container
+     * without /sys/module): wrongly on, it only delays an interrupt
+     * window; wrongly off, a Linux 7.3 host can livelock the guest.
+     */
+    host_cpu_vendor_fms(vendor, NULL, NULL, NULL);
+    apicv.host_may_run_avic =
+        (!strcmp(vendor, CPUID_VENDOR_AMD) ||
+         !strcmp(vendor, CPUID_VENDOR_HYGON)) &&
+        (host_mode == APICV_MODE_AVIC || host_mode == APICV_MODE_X2AVIC ||
+         apicv.facts.amd_avic == HOST_FACT_UNKNOWN);
     if (apicv.requested == ON_OFF_AUTO_ON && host_mode == APICV_MODE_NONE) {
         /* reported at the -accel option's location */
         error_setg(errp, "apicv=on: the host offers no APIC virtualization: "
@@ -294,9 +306,9 @@ int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp)
     return 0;
 }
 
-bool kvm_apicv_host_has_avic(void)
+bool kvm_apicv_host_may_run_avic(void)
 {
-    return apicv.host_has_avic;
+    return apicv.host_may_run_avic;
 }
 
 bool kvm_apicv_check_vcpu(X86CPU *cpu, Error **errp)

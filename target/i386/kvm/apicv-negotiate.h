@@ -19,10 +19,11 @@ void kvm_apicv_accel_class_init(ObjectClass *oc);
 int kvm_apicv_kvm_init(MachineState *ms, KVMState *s, Error **errp);
 
 /*
- * Does the host's KVM run vCPUs with AMD AVIC or x2AVIC (kvm_amd's avic
- * parameter and the CPU's flags)?  Known from kvm_apicv_kvm_init() on.
+ * May the host's KVM run vCPUs with AMD AVIC or x2AVIC?  True on an AMD
+ * (or Hygon) host whose kvm_amd has avic on, or whose parameters cannot
+ * be read.  Known from kvm_apicv_kvm_init() on.
  */
-bool kvm_apicv_host_has_avic(void);
+bool kvm_apicv_host_may_run_avic(void);
 
 /* From kvm_cpu_realizefn(): can KVM create this vCPU? */
 bool kvm_apicv_check_vcpu(X86CPU *cpu, Error **errp);
