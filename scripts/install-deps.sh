@@ -67,8 +67,20 @@ libvirt_ok() {
     dpkg --compare-versions "$v" ge 11.3
 }
 
+# /dev/kvm for group kvm, mode 0660, as libvirt expects: its QEMU runs as
+# libvirt-qemu, a member of kvm.  Hosts with udev set it so; a machine
+# without udev keeps the kernel's root-only 0600, and every
+# <domain type='kvm'> then fails to open it.
+kvm_device() {
+    [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] && getent group kvm >/dev/null ||
+        return 0
+    chgrp kvm /dev/kvm && chmod 0660 /dev/kvm &&
+        echo "install-deps: /dev/kvm for group kvm, mode 0660"
+}
+
 if [ -f "$BACKPORTS" ] && [ -f "$TRIXIE_SRC" ] && [ -z "$(missing_pkgs)" ] &&
    meson_ok && libvirt_ok; then
+    kvm_device
     echo "install-deps: everything is installed"
     exit 0
 fi
@@ -87,4 +99,5 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends $PKGS
 meson_ok || { echo "install-deps: meson >= 1.5 is required" >&2; exit 1; }
 libvirt_ok || { echo "install-deps: libvirt >= 11.3 is required" >&2; exit 1; }
+kvm_device
 echo "install-deps: done (meson $(meson --version))"

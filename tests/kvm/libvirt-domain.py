@@ -49,6 +49,7 @@ or 1, or 77 (skip) with the reason when libvirt is not usable here.
 """
 
 import ctypes
+import grp
 import json
 import os
 import pwd
@@ -106,6 +107,19 @@ DOMAIN = """\
 {devices}  </devices>
 {qemu}</domain>
 """
+
+
+def qemu_user_can_open_kvm():
+    """Can libvirt's QEMU user (with its groups) read and write /dev/kvm?"""
+    st = os.stat("/dev/kvm")
+    user = pwd.getpwnam(QEMU_UID_NAME)
+    groups = {user.pw_gid} | {g.gr_gid for g in grp.getgrall()
+                              if QEMU_UID_NAME in g.gr_mem}
+    if st.st_uid == user.pw_uid:
+        return st.st_mode & 0o600 == 0o600
+    if st.st_gid in groups:
+        return st.st_mode & 0o060 == 0o060
+    return st.st_mode & 0o006 == 0o006
 
 
 def skip(why):
@@ -701,6 +715,14 @@ def main():
     except KeyError:
         skip("no user %s (libvirt-daemon-driver-qemu creates it)"
              % QEMU_UID_NAME)
+    if no_kvm is None and not qemu_user_can_open_kvm():
+        st = os.stat("/dev/kvm")
+        print("FAIL: /dev/kvm (mode %o, group %s) is not open to %s, as "
+              "which libvirt runs QEMU: run scripts/install-deps.sh as root "
+              "(it gives /dev/kvm to group kvm, mode 0660, as udev does)"
+              % (st.st_mode & 0o777, grp.getgrgid(st.st_gid).gr_name,
+                 QEMU_UID_NAME))
+        sys.exit(1)
     drv = "/usr/lib/x86_64-linux-gnu/libvirt/connection-driver/" \
           "libvirt_driver_qemu.so"
     if not os.path.exists(drv):
