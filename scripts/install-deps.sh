@@ -74,8 +74,12 @@ libvirt_ok() {
 kvm_device() {
     [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] && getent group kvm >/dev/null ||
         return 0
-    chgrp kvm /dev/kvm && chmod 0660 /dev/kvm &&
+    if chgrp kvm /dev/kvm && chmod 0660 /dev/kvm; then
         echo "install-deps: /dev/kvm for group kvm, mode 0660"
+    else
+        echo "install-deps: could not give /dev/kvm to group kvm:" \
+             "libvirt's KVM domains will not start" >&2
+    fi
 }
 
 if [ -f "$BACKPORTS" ] && [ -f "$TRIXIE_SRC" ] && [ -z "$(missing_pkgs)" ] &&
