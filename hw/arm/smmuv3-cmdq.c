@@ -42,6 +42,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "qemu/stats64.h"
+#include "qemu/timer.h"
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/arm/smmuv3.h"
@@ -69,6 +70,7 @@ typedef enum SMMUv3CmdqStat {
     CMDQ_STAT_HANDOFFS,
     CMDQ_STAT_BQL_DRAINS,
     CMDQ_STAT_ERRORS,
+    CMDQ_STAT_DRAIN_NS,
     CMDQ_STAT__MAX
 } SMMUv3CmdqStat;
 
@@ -93,8 +95,10 @@ static const IrqStatDef cmdq_stat_defs[CMDQ_STAT__MAX] = {
     /* drains under the BQL (IOMMU notifiers registered), */
     [CMDQ_STAT_BQL_DRAINS] = { "smmu-cmdq-bql-drains",
                                STATS_TYPE_CUMULATIVE },
-    /* command errors reported (CMDQ_CONS.ERR, GERROR.CMDQ_ERR). */
+    /* command errors reported (CMDQ_CONS.ERR, GERROR.CMDQ_ERR), */
     [CMDQ_STAT_ERRORS] = { "smmu-cmdq-errors", STATS_TYPE_CUMULATIVE },
+    /* nanoseconds owners held the queue: the time commands spend in it. */
+    [CMDQ_STAT_DRAIN_NS] = { "smmu-cmdq-drain-ns", STATS_TYPE_CUMULATIVE },
 };
 
 /* SMMUState's IOTLB counters, counted in smmu-common.c */
@@ -351,16 +355,19 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
     /* Against the owner's release then re-check: store PROD, then load */
     smp_mb();
     while (cmdq_has_work(s)) {
+        int64_t owned_since;
         bool more;
 
         if (qatomic_xchg(&c->owned, true)) {
             cmdq_stat(c, CMDQ_STAT_HANDOFFS, 1);
             break;
         }
+        owned_since = get_clock();
         if (bql_locked()) {
             cmdq_stat(c, CMDQ_STAT_BQL_DRAINS, 1);
         }
         more = !cmdq_drain(s, c, &budget);
+        cmdq_stat(c, CMDQ_STAT_DRAIN_NS, get_clock() - owned_since);
         qatomic_store_release(&c->owned, false);
         smp_mb();               /* then look at PROD again */
         if (more) {

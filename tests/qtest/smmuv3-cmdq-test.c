@@ -124,6 +124,8 @@ static void test_consume(void)
     g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, 1);
     g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 0);
     g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-drains"), >=, 1);
+    /* The drain took time, counted while the queue was owned */
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-drain-ns"), >, 0);
     g_assert_false(qtest_readl(c->qts, SMMU + R_GERROR) & GERROR_CMDQ_ERR);
     stop(c);
 }

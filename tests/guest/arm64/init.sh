@@ -6,10 +6,11 @@
 # disk writes 1 MiB of random data with O_DIRECT, reads it back with
 # O_DIRECT and compares; then one O_DIRECT 4 KiB reader per vCPU per
 # disk for readsec=N seconds (default 2), with the disks' read counts
-# before and after; powers off.  With cmdqprobe=1, the time each task
-# spends in the SMMUv3 driver's arm_smmu_cmdq_issue_cmdlist() during the
-# readers (a kprobe and a kretprobe matched per task into a synthetic
-# event) is summed in a histogram, printed as CMDQ HIST.
+# before and after; powers off.  With cmdqprobe=1 the readers then run
+# again as long with probes on: the time each task spends in the SMMUv3
+# driver's arm_smmu_cmdq_issue_cmdlist() (a kprobe and a kretprobe
+# matched per task into a synthetic event) is summed in a histogram,
+# printed as CMDQ HIST, beside that phase's reads (PROBED BEFORE/AFTER).
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev /tmp
 mount -t proc proc /proc
@@ -53,9 +54,32 @@ for d in $disks; do
         echo "$d differs"
     fi
 done
-probe=$(arg cmdqprobe)
-t=/sys/kernel/tracing
-if [ "$probe" = 1 ]; then
+# One O_DIRECT 4 KiB reader per vCPU per disk for $secs seconds, the
+# disks' read counts before and after in sections "$1 BEFORE/AFTER"
+readers() {
+    echo "=== GUEST $1 BEFORE ==="
+    stats
+    pids=
+    for d in $disks; do
+        c=0
+        while [ $c -lt "$ncpu" ]; do
+            taskset -c $c sh -c "while :; do dd if=/dev/$d of=/dev/null \
+                bs=4096 count=256 iflag=direct 2>/dev/null; done" &
+            pids="$pids $!"
+            c=$((c + 1))
+        done
+    done
+    sleep "$secs"
+    kill $pids
+    killall dd
+    wait
+    echo "=== GUEST $1 AFTER ==="
+    stats
+}
+# Reads per second are counted without probes (they cost reads)
+readers DISKS
+if [ "$(arg cmdqprobe)" = 1 ]; then
+    t=/sys/kernel/tracing
     mount -t tracefs tracefs $t
     echo 'p:cmdq_in arm_smmu_cmdq_issue_cmdlist' >> $t/kprobe_events
     echo 'r:cmdq_out arm_smmu_cmdq_issue_cmdlist' >> $t/kprobe_events
@@ -67,26 +91,7 @@ if [ "$probe" = 1 ]; then
     echo 'hist:keys=common_pid:vals=hitcount,us' \
         > $t/events/synthetic/cmdq_lat/trigger
     echo 1 > $t/events/kprobes/enable
-fi
-echo "=== GUEST DISKS BEFORE ==="
-stats
-pids=
-for d in $disks; do
-    c=0
-    while [ $c -lt "$ncpu" ]; do
-        taskset -c $c sh -c "while :; do dd if=/dev/$d of=/dev/null \
-            bs=4096 count=256 iflag=direct 2>/dev/null; done" &
-        pids="$pids $!"
-        c=$((c + 1))
-    done
-done
-sleep "$secs"
-kill $pids
-killall dd
-wait
-echo "=== GUEST DISKS AFTER ==="
-stats
-if [ "$probe" = 1 ]; then
+    readers PROBED
     echo 0 > $t/events/kprobes/enable
     echo "=== GUEST CMDQ HIST ==="
     cat $t/events/synthetic/cmdq_lat/hist

@@ -75,6 +75,10 @@ def check(qemu, guest, strict):
         if st["smmu-cmdq-batches"] <= 0 or \
                 st["smmu-cmdq-batches"] > st["smmu-cmdq-commands"]:
             errors.append("batches and commands do not add up")
+        # One owner at a time: owned time fits in the boot's wall time
+        if not 0 < st["smmu-cmdq-drain-ns"] <= r["wall"] * 1e9:
+            errors.append("smmu-cmdq-drain-ns %d outside (0, %d s]"
+                          % (st["smmu-cmdq-drain-ns"], r["wall"]))
         if st["smmu-iotlb-misses"] <= 0:
             errors.append("no translation walked the page tables")
         if st["smmu-cmdq-errors"]:

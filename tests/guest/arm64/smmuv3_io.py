@@ -65,8 +65,9 @@ def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
         at_end=None, probe=False, extra_args=(), at_start=None):
     """One boot.  Returns a dict: errors (a list), serial (the guest's
     output), reads (per disk, during the readers), wall (s), with
-    @probe the guest's calls and time in the command-queue path
-    (cmdq_calls, cmdq_us), and what @at_end(vm) returned, asked once
+    @probe a second phase of readers as long, with probes: its reads
+    (probed_reads) and the guest's calls and time in the command-queue
+    path (cmdq_calls, cmdq_us); and what @at_end(vm) returned, asked once
     the guest powered off (@at_start(vm) is called once QMP is up)."""
     tmp = tempfile.mkdtemp(prefix="smmuv3-io-")
     serial = os.path.join(tmp, "serial.log")
@@ -115,6 +116,10 @@ def run(qemu, guest, smp=2, strict=True, seconds=2, timeout=300,
     res["dmesg"] = section(text, "DMESG")
     res["dmesg_tail"] = section(text, "DMESG TAIL")
     res["cmdq_calls"], res["cmdq_us"] = cmdq_hist(section(text, "CMDQ HIST"))
+    # The probed phase's reads, beside which its queue time counts
+    before = disk_reads(section(text, "PROBED BEFORE"))
+    after = disk_reads(section(text, "PROBED AFTER"))
+    res["probed_reads"] = {d: after[d] - before.get(d, 0) for d in after}
     if "=== GUEST END ===" not in text:
         res["errors"].append("the guest did not finish its script")
     oopses = kernel_failures(text)
