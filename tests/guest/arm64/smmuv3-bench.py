@@ -28,21 +28,26 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from smmuv3_io import run  # noqa: E402
+from smmuv3_io import run, smmu_stats  # noqa: E402
 
 
 def one(qemu, guest, smp, strict, seconds):
     r = run(qemu, guest, smp=smp, strict=strict, seconds=seconds,
-            probe=strict)
+            probe=strict, at_end=smmu_stats)
     if r["errors"]:
         print("%s smp=%d strict=%s failed: %s" % (qemu, smp, strict,
                                                   r["errors"]), flush=True)
         return None
     reads = sum(r["reads"].values())
     probed = sum(r["probed_reads"].values())
+    st = r["extra"] or {}       # stock: no counters
     return {"rps": reads / seconds,
             "us_per_read": r["cmdq_us"] / probed if probed else 0.0,
-            "calls_per_read": r["cmdq_calls"] / probed if probed else 0.0}
+            "calls_per_read": r["cmdq_calls"] / probed if probed else 0.0,
+            # QEMU's own share: time the queue had an owner, per read
+            # of both phases (the boot's few commands included)
+            "drain_us_per_read": st.get("smmu-cmdq-drain-ns", 0) / 1000.0
+            / (reads + probed) if reads + probed else 0.0}
 
 
 def main():
@@ -64,7 +69,8 @@ def main():
                     else:
                         failed[k] += 1
             med = {k: {m: statistics.median(x[m] for x in v)
-                       for m in ("rps", "us_per_read", "calls_per_read")}
+                       for m in ("rps", "us_per_read", "calls_per_read",
+                                 "drain_us_per_read")}
                    if v else None for k, v in got.items()}
             rows.append((smp, strict, med, failed))
             print("smp=%d %s: %s" % (smp, "strict" if strict else "lazy",
@@ -94,6 +100,20 @@ def main():
         print("| %d | %s | %s %d/%d |"
               % (smp, "strict" if strict else "lazy", cells,
                  failed["stock"], failed["fork"]))
+    print()
+    print("| vCPUs | stock strict/lazy reads/s | fork strict/lazy reads/s "
+          "| fork calls/read | fork QEMU drain us/read |")
+    print("|---|---|---|---|---|")
+    by = {(smp, strict): med for smp, strict, med, failed in rows}
+    for smp in (1, 2, 4):
+        st, lz = by[(smp, True)], by[(smp, False)]
+        ratio = ["%.2f" % (st[k]["rps"] / lz[k]["rps"])
+                 if st[k] and lz[k] else "-" for k in ("stock", "fork")]
+        f = st["fork"]
+        print("| %d | %s | %s | %s | %s |"
+              % (smp, ratio[0], ratio[1],
+                 "%.2f" % f["calls_per_read"] if f else "-",
+                 "%.2f" % f["drain_us_per_read"] if f else "-"))
     return 1 if fork_failed else 0
 
 
