@@ -313,13 +313,30 @@ static bool avic_write_effect(CPUX86State *env, uint32_t offset,
     return false;
 }
 
-/* The loop takes a due effect: the instruction is done */
-static void avic_after_write(CPUX86State *env, uint32_t offset)
+/*
+ * The loop takes due effects, the instruction being done: @offset's,
+ * then those of the registers in @more (bit offset >> 4) in order (a
+ * write across two registers, or an instruction's stores to several).
+ * The first that ends in an exit ends the walk: the registers after it
+ * are carried to the next VMRUN of this VMCB, each then its own
+ * trap-style exit, rIP past the instruction as for the first.
+ */
+static void avic_after_writes(CPUX86State *env, uint32_t offset,
+                              uint64_t more)
 {
     AvicExit exit;
 
-    if (avic_write_effect(env, offset, &exit)) {
-        avic_exit(env, exit.code, exit.info1, exit.info2, 0);
+    for (;;) {
+        more &= ~(1ULL << (offset >> 4));
+        if (avic_write_effect(env, offset, &exit)) {
+            env->avic_carry = more;
+            env->avic_carry_vmcb = env->vm_vmcb;
+            avic_exit(env, exit.code, exit.info1, exit.info2, 0);
+        }
+        if (!more) {
+            return;
+        }
+        offset = ctz64(more) << 4;
     }
 }
 
@@ -345,10 +362,11 @@ static bool avic_accel_write_now(CPUX86State *env, uint32_t offset)
     return true;
 }
 
-/* Forget a due write effect, a recorded exit and the replay */
+/* Forget due write effects, a recorded exit and the replay */
 static void avic_drop_due(CPUX86State *env)
 {
     env->avic_post_write = 0;
+    env->avic_post_more = 0;
     env->avic_post_exit_code = 0;
     env->avic_replay = false;
 }
@@ -360,6 +378,7 @@ void svm_avic_exec_interrupt(CPUX86State *env)
 
     if (env->avic_post_write) {
         uint32_t offset = env->avic_post_write & 0xfff;
+        uint64_t more = env->avic_post_more;
         AvicExit exit = { env->avic_post_exit_code, env->avic_post_exit_info1,
                           env->avic_post_exit_info2 };
 
@@ -368,7 +387,7 @@ void svm_avic_exec_interrupt(CPUX86State *env)
             /* an x2AVIC write whose effect already ran (WRMSR) */
             avic_exit(env, exit.code, exit.info1, exit.info2, 0);
         }
-        avic_after_write(env, offset);
+        avic_after_writes(env, offset, more);
         avic_evaluate(env);
         /* back to the loop after the next TB: other requests wait */
         qatomic_set(&env_cpu(env)->neg.icount_decr.u16.high, -1);
@@ -419,8 +438,10 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
     };
 
     AvicPage page;
+    uint64_t carry = env->avic_carry;
 
     avic_drop_due(env);
+    env->avic_carry = 0;
     if (!cpu_svm_avic_active(env)) {
         /* doorbells rung meanwhile are moot: the next AVIC VMRUN looks */
         cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
@@ -435,6 +456,11 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
     }
     if (avic_own_page(env, &page)) {
         avic_sync_v_tpr(env, &page);
+    }
+    if (carry && env->avic_carry_vmcb == env->vm_vmcb) {
+        /* Effects an exit left due: before L2's next instruction */
+        env->avic_post_write = AVIC_POST_WRITE | (ctz64(carry) << 4);
+        env->avic_post_more = carry;
     }
     avic_evaluate(env);
 }
@@ -466,7 +492,7 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
 {
     CPUState *cs = env_cpu(env);
     uint32_t offset = addr & (AVIC_BACKING_PAGE_SIZE - 1);
-    uint32_t reg = offset & ~0xfu;
+    uint32_t reg = offset & ~0xfu, also = 0;
     bool write = access_type == MMU_DATA_STORE;
     AvicAccess access = AVIC_ACCESS_FAULT;
 
@@ -475,9 +501,9 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
      * by that register: KVM tells a trap from a fault by the offset in
      * EXITINFO1 alone, so a sub-dword access at a trap offset must be
      * done and trap (a fault there would be re-executed forever).  One
-     * across two registers: a read of two readable ones is served from
-     * the page; one that a half faults exits at that half; a write with
-     * an effect exits fault-style at the first, for L1 to emulate.
+     * across two registers: a half that faults exits at that half (the
+     * first first); otherwise a read is served from the page, and a
+     * write lands in both, the effects of both due in order (@also).
      */
     access = avic_apic_access(reg, write, false);
     if ((offset & 0xf) + size > 16) {
@@ -489,9 +515,16 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             (second == AVIC_ACCESS_FAULT || second == AVIC_ACCESS_GP)) {
             reg = next;
             access = AVIC_ACCESS_FAULT;
-        } else if (access != AVIC_ACCESS_ALLOW ||
-                   second != AVIC_ACCESS_ALLOW) {
+        } else if (access == AVIC_ACCESS_GP) {
             access = AVIC_ACCESS_FAULT;
+        } else if (second != AVIC_ACCESS_ALLOW) {
+            /* a write: both with an effect, or only the second */
+            if (access == AVIC_ACCESS_ALLOW) {
+                reg = next;
+                access = second;
+            } else if (access != AVIC_ACCESS_FAULT) {
+                also = next;
+            }
         }
     }
     if (access == AVIC_ACCESS_FAULT || access == AVIC_ACCESS_GP) {
@@ -527,11 +560,14 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             avic_request_self(cs);
         } else if ((env->avic_post_write & 0xfff) != reg) {
             /*
-             * A second store of the replayed instruction (MASKMOVDQU
-             * stores byte by byte), to another register: leave the
-             * instruction to L1.  To the same one, it just lands.
+             * Another store of the replayed instruction (MASKMOVDQU
+             * stores byte by byte, a 32-byte store is two) to another
+             * register: its effect is due too, after the first's.
              */
-            avic_noaccel_exit(env, reg, write, 0, retaddr);
+            env->avic_post_more |= 1ULL << (reg >> 4);
+        }
+        if (also) {
+            env->avic_post_more |= 1ULL << (also >> 4);
         }
     }
     *paddr = (vmcb_avic_field(env, VMCB_AVIC_BACKING_PAGE) &

@@ -12,8 +12,10 @@
  * interrupts the L2 took (a self-IPI through the
  * ICR, and a vector L1 posts in IRR before VMRUN), and an L2 HLT that a
  * vector TPR blocks must not end, V_IRQ is ignored, a single-stepped
- * write's effect comes before the #DB exit, and MASKMOVDQU's two stores
- * into one register send one IPI.  Then a VMRUN with a
+ * write's effect comes before the #DB exit, MASKMOVDQU's two stores
+ * into one register send one IPI, and a write across two registers (one
+ * store, or MASKMOVDQU's two) lands in both and traps for each, the
+ * second exit at the next VMRUN.  Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
  * One line per check on the debug console (port 0xe9), "OK ..." or
@@ -287,6 +289,28 @@ void l1_main(void)
     check("rip", get64(VMCB_RIP), (uint32_t)l2_maskmov_end);
     check("ICR low after both stores", backing0[0x300 / 4], 0x00040049);
     check("IRR 0x49 set", irr_bit(backing0, 0x49), 1);
+
+    puts_dbg("-- a store across LDR and DFR: both land, two trap exits\n");
+    backing0[0xd0 / 4] = 0x00000001;            /* LDR */
+    backing0[0xe0 / 4] = 0xf0000000;            /* DFR */
+    backing0[0xe8 / 4] = 0;                     /* DFR, reserved */
+    backing0[0xf0 / 4] = 0x100;                 /* SVR */
+    put64(VMCB_RIP, (uint32_t)l2_cross);
+    expect_exit("LDR's trap", EXIT_AVIC_NOACCEL, 0x1000000d0ull, 0,
+                l2_cross_end);
+    check("LDR bytes 2-3 written", backing0[0xd0 / 4], 0x12340001);
+    check("DFR bytes 0-1 written", backing0[0xe0 / 4], 0xf000ffff);
+    expect_exit("DFR's trap, at the next VMRUN", EXIT_AVIC_NOACCEL,
+                0x1000000e0ull, 0, l2_cross_end);
+    expect_exit("MASKMOVDQU into DFR and SVR: DFR's trap",
+                EXIT_AVIC_NOACCEL, 0x1000000e0ull, 0, l2_cross_mask_end);
+    check("DFR byte 8 written", backing0[0xe8 / 4], 0xaa);
+    check("SVR byte 0 written", backing0[0xf0 / 4], 0x1ff);
+    expect_exit("SVR's trap, at the next VMRUN", EXIT_AVIC_NOACCEL,
+                0x1000000f0ull, 0, l2_cross_mask_end);
+    check("then L2's HLT", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_cross_mask_end);
+    (void)l2_cross;
 
     puts_dbg("-- HLT with a blocked vector and its request pending\n");
     apic_l1(0xf0, 0x1ff);                       /* L1's own APIC */

@@ -147,6 +147,25 @@ l2_maskmov_end:
     hlt
 
     /*
+     * 11a: one 16-byte store across LDR and DFR (bytes 2-3 of LDR,
+     * 0-1 of DFR): lands in both; two trap exits, LDR's then DFR's
+     * after the next VMRUN, both with rIP past the store.  11b:
+     * MASKMOVDQU storing a byte into DFR (a reserved byte) and one into
+     * SVR: the same, DFR's then SVR's.
+     */
+    .globl l2_cross, l2_cross_end, l2_cross_mask_end
+l2_cross:
+    movdqu cross_data, %xmm1
+    movdqu %xmm1, APIC + 0xd2
+l2_cross_end:
+    movdqu cross_mask_data, %xmm1
+    movdqu cross_mask, %xmm2
+    mov $(APIC + 0xe8), %edi
+    maskmovdqu %xmm2, %xmm1
+l2_cross_mask_end:
+    hlt
+
+    /*
      * 12: HLT (not intercepted here) with a vector in IRR that TPR
      * blocks and a request to look at it still pending (a doorbell
      * rung while IF was clear): the vCPU must stay halted until L1's timer
@@ -190,6 +209,9 @@ l2_across_value: .long 0
     .align 16
 maskmov_data: .byte 0x49, 0, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 maskmov_mask: .byte 0x80, 0, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+cross_data: .byte 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+cross_mask_data: .byte 0xaa, 0, 0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0
+cross_mask: .byte 0x80, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0
 l2_woke: .long 0
     .globl l2_halting
 l2_halting: .long 0
