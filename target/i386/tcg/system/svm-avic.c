@@ -515,8 +515,6 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             (second == AVIC_ACCESS_FAULT || second == AVIC_ACCESS_GP)) {
             reg = next;
             access = AVIC_ACCESS_FAULT;
-        } else if (access == AVIC_ACCESS_GP) {
-            access = AVIC_ACCESS_FAULT;
         } else if (second != AVIC_ACCESS_ALLOW) {
             /* a write: both with an effect, or only the second */
             if (access == AVIC_ACCESS_ALLOW) {
@@ -564,6 +562,8 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
              * stores byte by byte, a 32-byte store is two) to another
              * register: its effect is due too, after the first's.
              */
+            QEMU_BUILD_BUG_ON(AVIC_REG_TIMER_DCR >= 64 << 4);
+            assert(reg < 64 << 4);  /* offsets above 0x3f0 fault */
             env->avic_post_more |= 1ULL << (reg >> 4);
         }
         if (also) {
