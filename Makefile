@@ -70,6 +70,8 @@ REPEAT_BUDGET ?= 0
 COMPAT_TESTS := xics-migration
 # The same for the Intel IOMMU's opt-in posting (x-posted-intr).
 COMPAT_TESTS_x86_64 := vtd-posted-migration
+# The SMMUv3's command queue held by an error, or disabled, both ways.
+COMPAT_TESTS_aarch64 := smmuv3-migration
 # Our freestanding ppc64 guest (tests/guest/ppc64/guest, built by
 # tests/guest/ppc64/guest.mk) under MTTCG; the compat ones also need stock.
 # xics-stop-self: a vCPU in RTAS stop-self stays stopped under H_IPI fire;
@@ -176,6 +178,7 @@ check: check-build stock ipi-bench-x86
 	    SMMUV3_TESTS_aarch64="$(SMMUV3_TESTS_aarch64)" \
 	    UNIT_TESTS="$(UNIT_TESTS)" COMPAT_TESTS="$(COMPAT_TESTS)" \
 	    COMPAT_TESTS_x86_64="$(COMPAT_TESTS_x86_64)" \
+	    COMPAT_TESTS_aarch64="$(COMPAT_TESTS_aarch64)" \
 	    KVM_TESTS="$(KVM_TESTS)" INSTALL_TESTS="$(INSTALL_TESTS)" \
 	    NESTED_KVM_KERNELS="$(NESTED_KVM_KERNELS)" \
 	    NESTED_KVM_TESTS="$(NESTED_KVM_TESTS)" \

@@ -8,7 +8,8 @@
 # registry by tests/guest/fetch-x86-guest.sh), Debian's arm64 Linux on
 # the SMMUv3 in SMMUV3_TESTS_aarch64, Debian's ppc64le Linux
 # in LINUX_TESTS_ppc64 (tests/guest/fetch-ppc64-guest.sh), the
-# fork-vs-stock tests in COMPAT_TESTS (ppc64) and COMPAT_TESTS_x86_64,
+# fork-vs-stock tests in COMPAT_TESTS (ppc64), COMPAT_TESTS_x86_64 and
+# COMPAT_TESTS_aarch64,
 # and the tests with our own ppc64 guest (tests/guest/ppc64, built by
 # guest.mk): GUEST_TESTS_ppc64 on the fork,
 # GUEST_COMPAT_TESTS_ppc64 on the fork and stock, the tests in KVM_TESTS
@@ -332,6 +333,11 @@ done
 for t in $COMPAT_TESTS_x86_64; do
     run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
         "$top/build/qemu-system-x86_64" "$top/build-stock/qemu-system-x86_64"
+done
+for t in $COMPAT_TESTS_aarch64; do
+    run_one "compat/$t" 300 /usr/bin/python3 "$top/tests/compat/$t.py" \
+        "$top/build/qemu-system-aarch64" \
+        "$top/build-stock/qemu-system-aarch64"
 done
 
 ppc64_guest_tests="$GUEST_TESTS_ppc64 $GUEST_COMPAT_TESTS_ppc64"

@@ -21,14 +21,21 @@
  * Lock order: BQL, then ownership, then s->mutex.  The owner never
  * waits for the BQL: interrupts (CMD_SYNC with CS=IRQ, GERROR.CMDQ_ERR)
  * are raised after it lets go, under the BQL, a CMD_SYNC's only once
- * CONS has passed it.  A batch that needs the BQL (IOMMU notifiers of
- * vhost or VFIO are registered, the list changed under s->mutex; or a
- * CFGI_STE/CFGI_CD, which looks up devices that hotplug adds under the
- * BQL) is left to an owner that holds it: an owner without it lets go,
- * takes the BQL and drains again.
+ * CONS has passed it.  CONS moves only under s->mutex with CMDQEN set,
+ * and CR0 is written under s->mutex: once CR0ACK shows CMDQEN=0, CONS
+ * stays.  A command error stops the queue from the moment the owner
+ * finds it until GERRORN acknowledges GERROR.CMDQ_ERR, so no thread
+ * runs the failing command again before it is reported.
+ * A batch that needs the BQL (IOMMU notifiers of vhost or VFIO are
+ * registered, the list changed under s->mutex; or a CFGI_STE/CFGI_CD,
+ * which looks up devices that hotplug adds under the BQL) is left to an
+ * owner that holds it: an owner without it lets go, takes the BQL and
+ * drains again.
  * One kick runs at most 256 commands; the rest is drained from a bottom
  * half, so a guest cannot hold a vCPU thread (or the BQL) in the drain
- * for long.
+ * for long.  Migration drains the queue whole before saving (stock
+ * QEMU saves a drained queue too), and a destination drains what is
+ * left (a queue held by an error, then acknowledged) once it runs.
  * CMDQ_CONS writes (queue disabled) are applied by the owner, between
  * batches, never spun for.
  *
@@ -48,6 +55,7 @@
 #include "hw/arm/smmuv3.h"
 #include "system/irq-stats.h"
 #include "system/qtest.h"
+#include "system/runstate.h"
 #include "smmuv3-internal.h"
 #include "smmuv3-cmdq.h"
 #include "trace.h"
@@ -130,7 +138,8 @@ struct SMMUv3Cmdq {
     bool batch_sync_irq;        /* owner's: a CMD_SYNC of this batch */
     bool sync_irq;              /* a CMD_SYNC asked for its interrupt */
     uint32_t cons_write;        /* CONS_WRITE_PENDING | value, or 0 */
-    uint32_t error;             /* SMMUCmdError to report, 0: none */
+    uint32_t error;             /* SMMUCmdError holding the queue, or 0 */
+    uint32_t error_unreported;  /* the same, until GERROR shows it */
     Stat64 stats[CMDQ_STAT__MAX];
     IrqStatsGroup *stats_group;
     IrqStatsGroup *iotlb_stats_group;
@@ -285,32 +294,42 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned *budget)
         n = cmdq_fetch(Q_BASE(q) + idx * q->entry_size, cmds, n);
         if (!n) {
             error = SMMU_CERROR_ABT;
-        } else {
-            qemu_mutex_lock(&s->mutex);
-            if (!smmuv3_cmdq_enabled(s)) {
-                /* Disabled meanwhile (CR0 is written under s->mutex) */
-                qemu_mutex_unlock(&s->mutex);
-                break;
-            }
+        }
+        qemu_mutex_lock(&s->mutex);
+        if (!smmuv3_cmdq_enabled(s)) {
+            /* Disabled meanwhile (CR0 is written under s->mutex) */
+            qemu_mutex_unlock(&s->mutex);
+            break;
+        }
+        if (n) {
             if (!bql_locked() && cmdq_batch_needs_bql(s, cmds, n)) {
                 qemu_mutex_unlock(&s->mutex);
                 qatomic_set(&c->want_bql, true);
                 return true;
             }
+            trace_smmuv3_cmdq_consume(prod & (size - 1), idx,
+                                      !!(prod & size), !!(cons & size));
             done = smmuv3_cmdq_run(s, cmds, n, &error);
-            qemu_mutex_unlock(&s->mutex);
             cmdq_stat(c, CMDQ_STAT_BATCHES, 1);
             *budget -= MIN(*budget, done + !!error);
-        }
-        /* CONS past what completed, wrap bit and ERR kept */
-        cons = deposit32(cons, 0, log2size + 1, cons + done);
-        qatomic_store_release(&q->cons, cons);
-        if (c->batch_sync_irq) {
-            c->batch_sync_irq = false;
-            qatomic_set(&c->sync_irq, true);
+            /* CONS past what completed, wrap bit and ERR kept */
+            cons = deposit32(cons, 0, log2size + 1, cons + done);
+            qatomic_store_release(&q->cons, cons);
+            trace_smmuv3_cmdq_consume_out(prod & (size - 1),
+                                          cons & (size - 1),
+                                          !!(prod & size), !!(cons & size));
+            if (c->batch_sync_irq) {
+                c->batch_sync_irq = false;
+                qatomic_set(&c->sync_irq, true);
+            }
         }
         if (error) {
+            /* Holds the queue before anyone can look at CONS again */
+            qatomic_set(&c->error_unreported, error);
             qatomic_set(&c->error, error);
+        }
+        qemu_mutex_unlock(&s->mutex);
+        if (error) {
             break;
         }
     }
@@ -322,14 +341,15 @@ static void cmdq_report(SMMUv3State *s, SMMUv3Cmdq *c)
 {
     uint32_t error;
 
-    if (!qatomic_read(&c->sync_irq) && !qatomic_read(&c->error)) {
+    if (!qatomic_read(&c->sync_irq) &&
+        !qatomic_read(&c->error_unreported)) {
         return;
     }
     BQL_LOCK_GUARD();
     if (qatomic_xchg(&c->sync_irq, false)) {
         smmuv3_trigger_irq(s, SMMU_IRQ_CMD_SYNC, 0);
     }
-    error = qatomic_read(&c->error);
+    error = qatomic_xchg(&c->error_unreported, 0);
     if (error) {
         uint32_t cons = qatomic_read(&s->cmdq.cons), old;
 
@@ -341,15 +361,27 @@ static void cmdq_report(SMMUv3State *s, SMMUv3Cmdq *c)
         } while (cons != old);
         cmdq_stat(c, CMDQ_STAT_ERRORS, 1);
         smmuv3_trigger_irq(s, SMMU_IRQ_GERROR, R_GERROR_CMDQ_ERR_MASK);
-        /* GERROR.CMDQ_ERR now holds the queue until GERRORN acks it */
-        qatomic_set(&c->error, 0);
+        /* c->error still holds the queue, until GERRORN acks it */
     }
 }
 
-void smmuv3_cmdq_kick(SMMUv3State *s)
+void smmuv3_cmdq_gerrorn_written(SMMUv3State *s)
 {
     SMMUv3Cmdq *c = s->cmdq_lockless;
-    unsigned budget = CMDQ_BUDGET;
+    uint32_t pending = qatomic_read(&s->gerror) ^ qatomic_read(&s->gerrorn);
+
+    /* Under the BQL, as cmdq_report() is: an error reported is acked */
+    if (!FIELD_EX32(pending, GERROR, CMDQ_ERR) &&
+        !qatomic_read(&c->error_unreported)) {
+        qatomic_set(&c->error, 0);
+    }
+    smmuv3_cmdq_kick(s);
+}
+
+/* Drain with @budget commands (then a bottom half goes on), report */
+static void cmdq_kick_budget(SMMUv3State *s, unsigned budget)
+{
+    SMMUv3Cmdq *c = s->cmdq_lockless;
     bool bql = false;
 
     /* Against the owner's release then re-check: store PROD, then load */
@@ -383,6 +415,11 @@ void smmuv3_cmdq_kick(SMMUv3State *s)
         bql_unlock();
     }
     cmdq_report(s, c);
+}
+
+void smmuv3_cmdq_kick(SMMUv3State *s)
+{
+    cmdq_kick_budget(s, CMDQ_BUDGET);
 }
 
 static void cmdq_bh(void *opaque)
@@ -470,6 +507,14 @@ static const MemoryRegionOps cmdq_mmio_ops = {
     },
 };
 
+static void cmdq_vm_state_change(void *opaque, bool running, RunState state)
+{
+    if (running) {
+        /* Every device loaded (vhost, the GIC): drain what is left */
+        smmuv3_cmdq_kick(opaque);
+    }
+}
+
 void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem)
 {
     SMMUv3Cmdq *c = g_new0(SMMUv3Cmdq, 1);
@@ -479,6 +524,7 @@ void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem)
     memory_region_init_io(&c->iomem, OBJECT(s), &cmdq_mmio_ops, s,
                           "smmuv3-cmdq", 8);
     memory_region_enable_lockless_io(&c->iomem);
+    qemu_add_vm_change_state_handler(cmdq_vm_state_change, s);
     memory_region_add_subregion_overlap(iomem, A_CMDQ_PROD, &c->iomem, 1);
     c->stats_group = irq_stats_register(OBJECT(s), STATS_TARGET_IRQ_DEVICE,
                                         cmdq_stat_defs, c->stats,
@@ -501,17 +547,17 @@ void smmuv3_cmdq_reset(SMMUv3State *s)
         qatomic_set(&c->sync_irq, false);
         qatomic_set(&c->cons_write, 0);
         qatomic_set(&c->error, 0);
+        qatomic_set(&c->error_unreported, 0);
     }
 }
 
 void smmuv3_cmdq_pre_save(SMMUv3State *s)
 {
-    /* vCPUs stopped, the BQL held: no owner, a CONS write is applied */
-    cmdq_apply_cons_write(s, s->cmdq_lockless);
+    /*
+     * vCPUs stopped, the BQL held: no other owner.  Drain the queue
+     * whole, as stock QEMU does in the PROD write, so that a stock
+     * destination finds nothing it would leave undrained.
+     */
+    cmdq_kick_budget(s, UINT_MAX);
 }
 
-void smmuv3_cmdq_post_load(SMMUv3State *s)
-{
-    /* What a bottom half of the source had left to drain */
-    qemu_bh_schedule(s->cmdq_lockless->bh);
-}

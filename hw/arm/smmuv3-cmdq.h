@@ -25,12 +25,14 @@ void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem);
 /* Reset: forget a pending error report and CMD_SYNC interrupt. */
 void smmuv3_cmdq_reset(SMMUv3State *s);
 
-/* Migration: apply a waiting CONS write; drain what the source left. */
+/* Migration: drain the queue whole (the BQL held, vCPUs stopped). */
 void smmuv3_cmdq_pre_save(SMMUv3State *s);
-void smmuv3_cmdq_post_load(SMMUv3State *s);
 
 /* Drain the queue, unless another thread does (any thread, any lock). */
 void smmuv3_cmdq_kick(SMMUv3State *s);
+
+/* GERRORN was written (BQL): an acknowledged error lets the queue go. */
+void smmuv3_cmdq_gerrorn_written(SMMUv3State *s);
 
 /* CMDQ_PROD (@offset 0) and CMDQ_CONS (4), of page 0 or its alias */
 MemTxResult smmuv3_cmdq_read(SMMUv3State *s, hwaddr offset,

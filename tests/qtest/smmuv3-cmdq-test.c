@@ -45,6 +45,7 @@
 #define CMD_TLBI_NSNH_ALL   0x30
 #define CMD_SYNC            0x46
 #define CMD_ILLEGAL         0x7f
+#define CMD_TLBI_UNDEFINED  0x14    /* among the TLBIs, but none */
 
 #define QUEUE           0x40100000ULL   /* guest RAM */
 #define LOG2SIZE        3               /* 8 entries */
@@ -187,6 +188,8 @@ static void test_illegal(void)
     g_assert_true((gerror ^ qtest_readl(c->qts, SMMU + R_GERRORN)) &
                   GERROR_CMDQ_ERR);
     g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 1);
+    /* The illegal command is not counted as run */
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands"), ==, 1);
 
     /* More commands published: still held by the error */
     queue_cmd(c, CMD_SYNC, 0);
@@ -198,6 +201,16 @@ static void test_illegal(void)
     qtest_writel(c->qts, SMMU + R_GERRORN, gerror);
     g_assert_cmphex(cons(c) & 0xffffff, ==, c->prod);
     g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-syncs"), ==, 4);
+
+    /* An undefined opcode among the TLBIs' is illegal, no TLBI */
+    gerror = qtest_readl(c->qts, SMMU + R_GERROR);
+    queue_cmd(c, CMD_TLBI_UNDEFINED, 0);
+    publish(c);
+    g_assert_cmpuint(CONS_ERR(cons(c)), ==, CERROR_ILL);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-errors"), ==, 2);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-tlbi"), ==, 0);
+    g_assert_true((qtest_readl(c->qts, SMMU + R_GERROR) ^ gerror) &
+                  GERROR_CMDQ_ERR);
     stop(c);
 }
 
