@@ -318,8 +318,9 @@ static bool avic_write_effect(CPUX86State *env, uint32_t offset,
  * then those of the registers in @more (bit offset >> 4) in order (a
  * write across two registers, or an instruction's stores to several).
  * The first that ends in an exit ends the walk: the registers after it
- * are carried to the next VMRUN of this VMCB, each then its own
- * trap-style exit, rIP past the instruction as for the first.
+ * are carried to the next VMRUN of this VMCB (svm_avic_vmexit()), each
+ * then its own trap-style exit, rIP past the instruction as for the
+ * first.
  */
 static void avic_after_writes(CPUX86State *env, uint32_t offset,
                               uint64_t more)
@@ -329,8 +330,8 @@ static void avic_after_writes(CPUX86State *env, uint32_t offset,
     for (;;) {
         more &= ~(1ULL << (offset >> 4));
         if (avic_write_effect(env, offset, &exit)) {
-            env->avic_carry = more;
-            env->avic_carry_vmcb = env->vm_vmcb;
+            env->avic_post_more = more;
+            env->avic_post_carried = !!more;
             avic_exit(env, exit.code, exit.info1, exit.info2, 0);
         }
         if (!more) {
@@ -367,8 +368,71 @@ static void avic_drop_due(CPUX86State *env)
 {
     env->avic_post_write = 0;
     env->avic_post_more = 0;
+    env->avic_post_carried = false;
     env->avic_post_exit_code = 0;
     env->avic_replay = false;
+}
+
+/*
+ * Carried effects.  A write with effects in several registers may end
+ * in an exit before all of them ran; the rest are due right after the
+ * next VMRUN of that VMCB, which L1 may do on another of its CPUs.  The
+ * #VMEXIT records them in its CPU's env (migrated with it), with the
+ * exit code, EXITINFO1 and rIP it left in the VMCB; a VMRUN of that VMCB
+ * on any CPU takes them if the VMCB still holds that exit, and drops
+ * them otherwise (the VMCB ran since, or its page is another's now).
+ * One record per CPU: a CPU's second carry before the first VMCB runs
+ * again replaces the first (L1 re-enters after handling the exit).
+ */
+static QemuSpin avic_carry_lock;    /* taking and replacing records */
+
+static void avic_carry_record(CPUX86State *env, uint64_t carry)
+{
+    CPUState *cs = env_cpu(env);
+    hwaddr vmcb = env->vm_vmcb;
+
+    qemu_spin_lock(&avic_carry_lock);
+    env->avic_carry_vmcb = vmcb;
+    env->avic_carry_exit_code =
+        x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, control.exit_code));
+    env->avic_carry_exit_info1 =
+        x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, control.exit_info_1));
+    env->avic_carry_rip =
+        x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, save.rip));
+    env->avic_carry = carry;
+    qemu_spin_unlock(&avic_carry_lock);
+}
+
+/* At VMRUN (L2's state loaded): the effects carried for this VMCB */
+static uint64_t avic_carry_take(CPUX86State *env)
+{
+    CPUState *cs = env_cpu(env), *other;
+    uint64_t carry = 0, exit_code = 0, exit_info1 = 0, rip = 0;
+
+    /* Uncontended but for VMRUNs at once; a scan of a few CPUs */
+    qemu_spin_lock(&avic_carry_lock);
+    CPU_FOREACH(other) {
+        CPUX86State *o = cpu_env(other);
+
+        if (o->avic_carry && o->avic_carry_vmcb == env->vm_vmcb) {
+            carry = o->avic_carry;
+            exit_code = o->avic_carry_exit_code;
+            exit_info1 = o->avic_carry_exit_info1;
+            rip = o->avic_carry_rip;
+            o->avic_carry = 0;
+            break;
+        }
+    }
+    qemu_spin_unlock(&avic_carry_lock);
+    if (!carry ||
+        x86_ldq_phys(cs, env->vm_vmcb +
+                     offsetof(struct vmcb, control.exit_code)) != exit_code ||
+        x86_ldq_phys(cs, env->vm_vmcb +
+                     offsetof(struct vmcb, control.exit_info_1)) !=
+        exit_info1 || env->eip != rip) {
+        return 0;
+    }
+    return carry;
 }
 
 void svm_avic_exec_interrupt(CPUX86State *env)
@@ -388,7 +452,12 @@ void svm_avic_exec_interrupt(CPUX86State *env)
             avic_exit(env, exit.code, exit.info1, exit.info2, 0);
         }
         avic_after_writes(env, offset, more);
-        avic_evaluate(env);
+        if (cpu_svm_avic_active(env)) {
+            avic_evaluate(env);
+        } else {
+            /* carried to a VMRUN with AVIC off: nothing to deliver */
+            cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
+        }
         /* back to the loop after the next TB: other requests wait */
         qatomic_set(&env_cpu(env)->neg.icount_decr.u16.high, -1);
         return;
@@ -438,13 +507,26 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
     };
 
     AvicPage page;
-    uint64_t carry = env->avic_carry;
+    uint64_t carry;
 
     avic_drop_due(env);
-    env->avic_carry = 0;
+    carry = avic_carry_take(env);
+    if (carry) {
+        /*
+         * Effects an exit left due: before L2's next instruction.  Also
+         * with AVIC off now (KVM inhibits it after an LDR or DFR write):
+         * the writes landed, and KVM tells the exits apart by offset.
+         */
+        env->avic_post_write = AVIC_POST_WRITE | (ctz64(carry) << 4);
+        env->avic_post_more = carry;
+        env->avic_post_carried = true;
+        avic_request_self(env_cpu(env));
+    }
     if (!cpu_svm_avic_active(env)) {
-        /* doorbells rung meanwhile are moot: the next AVIC VMRUN looks */
-        cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
+        if (!carry) {
+            /* doorbells rung meanwhile are moot: the next VMRUN looks */
+            cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
+        }
         return;
     }
     for (unsigned i = 0; i < ARRAY_SIZE(pointers); i++) {
@@ -457,16 +539,24 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
     if (avic_own_page(env, &page)) {
         avic_sync_v_tpr(env, &page);
     }
-    if (carry && env->avic_carry_vmcb == env->vm_vmcb) {
-        /* Effects an exit left due: before L2's next instruction */
-        env->avic_post_write = AVIC_POST_WRITE | (ctz64(carry) << 4);
-        env->avic_post_more = carry;
-    }
     avic_evaluate(env);
 }
 
 void svm_avic_vmexit(CPUX86State *env)
 {
+    if (env->avic_post_carried) {
+        /*
+         * Carried effects not run yet: the rest of a write that ended
+         * in this exit, or all of a carry an exit took first (during
+         * event delivery at VMRUN).  The next VMRUN of this VMCB.
+         */
+        uint64_t carry = env->avic_post_more;
+
+        if (env->avic_post_write) {
+            carry |= 1ULL << ((env->avic_post_write & 0xfff) >> 4);
+        }
+        avic_carry_record(env, carry);
+    }
     avic_drop_due(env);
     cpu_reset_interrupt(env_cpu(env), CPU_INTERRUPT_AVIC);
 }
@@ -538,9 +628,13 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             avic_take_due_effect(env, retaddr);
             env->avic_replay = true;
             cpu_restore_state(cs, retaddr);
-            cs->cflags_next_tb = cs->tcg_cflags | CF_NOIRQ | 1 |
-                (cs->singlestep_enabled ? CF_SINGLE_STEP | CF_NO_GOTO_TB |
-                                          CF_NO_GOTO_PTR : 0);
+            /*
+             * One REP iteration: each takes its effect at its own
+             * boundary, in order, before a later one can fault
+             */
+            cs->cflags_next_tb = cs->tcg_cflags | CF_NOIRQ | CF_REP_ONCE |
+                1 | (cs->singlestep_enabled ? CF_SINGLE_STEP |
+                     CF_NO_GOTO_TB | CF_NO_GOTO_PTR : 0);
             cpu_loop_exit_noexc(cs);
         }
         if (!cs->watchpoint_hit &&

@@ -15,7 +15,10 @@
  * write's effect comes before the #DB exit, MASKMOVDQU's two stores
  * into one register send one IPI, and a write across two registers (one
  * store, or MASKMOVDQU's two) lands in both and traps for each, the
- * second exit at the next VMRUN.  Then a VMRUN with a
+ * second exit at the next VMRUN, and a REP string store takes each
+ * iteration's exit at its own boundary; the second exit waits for its
+ * VMCB while another runs, and is dropped when L1 moved L2 elsewhere.
+ * Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
  * One line per check on the debug console (port 0xe9), "OK ..." or
@@ -52,6 +55,7 @@
 
 static uint8_t vmcb[4096] __attribute__((aligned(4096)));
 static uint8_t hsave[4096] __attribute__((aligned(4096)));
+static uint8_t vmcb2[4096] __attribute__((aligned(4096)));
 static uint32_t backing0[1024] __attribute__((aligned(4096)));
 static uint32_t backing1[1024] __attribute__((aligned(4096)));
 static uint64_t physical[512] __attribute__((aligned(4096)));
@@ -311,6 +315,43 @@ void l1_main(void)
     check("then L2's HLT", run(), EXIT_HLT);
     check("rip", get64(VMCB_RIP), (uint32_t)l2_cross_mask_end);
     (void)l2_cross;
+
+    puts_dbg("-- REP STOSL, DF=1, from DFR into LDR: an exit per iteration\n");
+    backing0[0xdc / 4] = 0;                     /* LDR, reserved */
+    put64(VMCB_RIP, (uint32_t)l2_rep_start);
+    expect_exit("DFR's iteration: trap, rIP at the REP", EXIT_AVIC_NOACCEL,
+                0x1000000e0ull, 0, l2_rep);
+    check("DFR written", backing0[0xe0 / 4], 0x5a5a5a5a);
+    check("LDR not yet written", backing0[0xdc / 4], 0);
+    expect_exit("LDR's iteration: trap, rIP past the REP", EXIT_AVIC_NOACCEL,
+                0x1000000d0ull, 0, l2_rep_end);
+    check("LDR written", backing0[0xdc / 4], 0x5a5a5a5a);
+    check("then L2's HLT", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_rep_end + 1);
+    (void)l2_rep;
+
+    puts_dbg("-- the store across LDR and DFR, then another VMCB runs\n");
+    put64(VMCB_RIP, (uint32_t)l2_cross);
+    expect_exit("LDR's trap", EXIT_AVIC_NOACCEL, 0x1000000d0ull, 0,
+                l2_cross_end);
+    for (unsigned i = 0; i < sizeof(vmcb); i++) {
+        vmcb2[i] = vmcb[i];
+    }
+    *(volatile uint64_t *)(vmcb2 + VMCB_RIP) = (uint32_t)l2_just_hlt;
+    svm_run((uint32_t)vmcb2);
+    check("the other VMCB: its HLT, no carried trap",
+          *(volatile uint64_t *)(vmcb2 + VMCB_EXIT_CODE), EXIT_HLT);
+    expect_exit("DFR's trap, at the next VMRUN of its own VMCB",
+                EXIT_AVIC_NOACCEL, 0x1000000e0ull, 0, l2_cross_end);
+
+    puts_dbg("-- the store again, and L1 moves L2 elsewhere\n");
+    put64(VMCB_RIP, (uint32_t)l2_cross);
+    expect_exit("LDR's trap", EXIT_AVIC_NOACCEL, 0x1000000d0ull, 0,
+                l2_cross_end);
+    put64(VMCB_RIP, (uint32_t)l2_just_hlt);
+    check("DFR's trap dropped: the VMCB no longer holds its exit", run(),
+          EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_just_hlt);
 
     puts_dbg("-- HLT with a blocked vector and its request pending\n");
     apic_l1(0xf0, 0x1ff);                       /* L1's own APIC */

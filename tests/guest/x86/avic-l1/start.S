@@ -14,7 +14,11 @@
 
     FLAT32_MULTIBOOT_START l1_stack_top, l1_main
 
-/* uint32_t svm_run(uint32_t vmcb): host GPRs are not kept by VMRUN */
+/*
+ * uint32_t svm_run(uint32_t vmcb): host GPRs are not kept by VMRUN; L2's
+ * (but RAX and RSP, in the VMCB) are kept here from one exit to the
+ * next VMRUN, as a hypervisor does (a REP string insn resumes at RCX)
+ */
     .globl svm_run
 svm_run:
     push %ebp
@@ -22,12 +26,29 @@ svm_run:
     push %esi
     push %edi
     mov 20(%esp), %eax
+    mov l2_gprs + 0, %ebx
+    mov l2_gprs + 4, %ecx
+    mov l2_gprs + 8, %edx
+    mov l2_gprs + 12, %esi
+    mov l2_gprs + 16, %edi
+    mov l2_gprs + 20, %ebp
     vmrun
+    mov %ebx, l2_gprs + 0
+    mov %ecx, l2_gprs + 4
+    mov %edx, l2_gprs + 8
+    mov %esi, l2_gprs + 12
+    mov %edi, l2_gprs + 16
+    mov %ebp, l2_gprs + 20
     pop %edi
     pop %esi
     pop %ebx
     pop %ebp
     ret
+
+    .data
+    .balign 4
+l2_gprs: .fill 6, 4, 0
+    .text
 
     .globl l2_entry, l2_svr, l2_svr_end, l2_ccr, l2_ipi1_end, l2_ipi2_end
     .globl l2_byte, l2_hlt, l2_done, l2_svr_byte, l2_svr_byte_end
@@ -163,6 +184,29 @@ l2_cross_end:
     mov $(APIC + 0xe8), %edi
     maskmovdqu %xmm2, %xmm1
 l2_cross_mask_end:
+    hlt
+
+    /*
+     * 11c: REP STOSL with DF=1 and ECX=2 from DFR down into LDR (0xe0,
+     * then 0xdc): one exit per iteration, each at its own boundary:
+     * DFR's trap with rIP at the REP (an iteration left, LDR not
+     * written yet), then LDR's with rIP past it.
+     */
+    .globl l2_rep_start, l2_rep, l2_rep_end
+l2_rep_start:
+    std
+    mov $2, %ecx
+    mov $0x5a5a5a5a, %eax
+    mov $(APIC + 0xe0), %edi
+l2_rep:
+    rep stosl
+l2_rep_end:
+    cld
+    hlt
+
+    /* 11d: where L1 sends L2 instead of resuming it, or a second VMCB */
+    .globl l2_just_hlt
+l2_just_hlt:
     hlt
 
     /*
