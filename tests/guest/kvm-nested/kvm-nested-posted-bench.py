@@ -14,7 +14,11 @@ fewer interrupts than reads: reported as "merged").  Per cell,
 medians of RUNS runs (kernels alternating): GA-log entries and
 interrupts, doorbells and posted interrupts from L0's query-stats, L1
 KVM's GA-log wake-ups (kvm_avic_ga_log) and exits, and the reads per
-second L2 saw.  L0 and L1 have 2 vCPUs: L2s above 2 vCPUs are
+second L2 saw.  The wake-ups during the reads are split by what the
+vCPU thread was doing when its interrupt was logged, from L1's
+sched_switch (posted.ga_log_split()): blocking (halted in KVM),
+preempted (scheduled out while runnable), other (running: a race with
+the log, or never seen switching).  L0 and L1 have 2 vCPUs: L2s above 2 vCPUs are
 oversubscribed.  Prints a Markdown table.
 
 Usage: kvm-nested-posted-bench.py QEMU "KERNEL..." "VCPUS..." RUNS READS
@@ -37,7 +41,8 @@ FETCH = os.path.join(os.path.dirname(HERE), "fetch-kvm-host.sh")
 
 
 def one(qemu, hostdir, vcpus, reads, regime):
-    run = posted.run_pipeline(qemu, hostdir, vcpus, reads, regime=regime)
+    run = posted.run_pipeline(qemu, hostdir, vcpus, reads, regime=regime,
+                              sched_trace=True)
     last, l2 = run["l0_last"] or {}, run["l2"]
     total = vcpus * reads
     if not l2["finished"] or not l2["seconds"]:
@@ -45,6 +50,7 @@ def one(qemu, hostdir, vcpus, reads, regime):
                                                  l2["out"][-600:]))
         return None
     irqs = l2["after"] - l2["before"]
+    split = run["ga_log_split"] or {}
     if irqs < total and regime == "blocking":
         print("  L2 counted %d interrupts for %d reads" % (irqs, total))
         return None
@@ -59,6 +65,11 @@ def one(qemu, hostdir, vcpus, reads, regime):
         "posted only": last.get("amdvi-posted-interrupts", 0) -
         last.get("amdvi-doorbells", 0) - last.get("amdvi-ga-log-entries", 0),
         "L1 wake-ups": run["trace"].get("kvm_avic_ga_log", 0),
+        # of those during the reads, for a vCPU that halted / was
+        # scheduled out while runnable / other (L1's sched_switch)
+        "wake-ups blocking": split.get("blocking", 0),
+        "wake-ups preempted": split.get("preempted", 0),
+        "wake-ups other": split.get("running", 0) + split.get("unknown", 0),
         "L1 exits per read": (l2["l1_exits"] / total
                               if l2["l1_exits"] is not None
                               else float("nan")),
@@ -96,6 +107,7 @@ def main():
                     else:
                         failed[(g, k, v)] = failed.get((g, k, v), 0) + 1
     keys = ("ga-log interrupts", "ga-log entries", "L1 wake-ups",
+            "wake-ups blocking", "wake-ups preempted", "wake-ups other",
             "doorbells", "posted only", "posted", "merged",
             "L1 exits per read", "reads/s")
     print()

@@ -178,6 +178,46 @@ def irte_vcpus_between(updates, gsi, start, end):
     return seen
 
 
+VCPU_COMM = re.compile(r"CPU (\d+)/KVM")
+
+
+def ga_log_split(trace, start, end):
+    """L1's GA-log wake-ups (kvm_avic_ga_log) between start and end
+    (L1's uptime), by what the vCPU's thread was doing when its
+    interrupt was logged: its last sched_switch off its CPU before then
+    with prev_state S or D ("blocking": it halted in KVM), R ("preempted":
+    scheduled out while runnable), or none since it last ran
+    ("running"), or no switch seen ("unknown").  The trace needs
+    sched:sched_switch (l1-init.sh's tb_events)."""
+    state, out = {}, {"blocking": 0, "preempted": 0, "running": 0,
+                      "unknown": 0}
+    for line in trace:
+        m = re.search(r" ([0-9]+\.[0-9]+): (sched_switch|kvm_avic_ga_log): "
+                      r"(.*)", line)
+        if not m:
+            continue
+        t, event, rest = float(m.group(1)), m.group(2), m.group(3)
+        if event == "sched_switch":
+            sw = re.match(r"prev_comm=(.*?) prev_pid=\d+ prev_prio=\d+ "
+                          r"prev_state=(\S+) ==> next_comm=(.*?) next_pid=",
+                          rest)
+            if not sw:
+                continue
+            prev, next_ = VCPU_COMM.fullmatch(sw.group(1)), \
+                VCPU_COMM.fullmatch(sw.group(3))
+            if prev:
+                st = sw.group(2)
+                state[int(prev.group(1))] = ("preempted" if st[0] == "R"
+                                             else "blocking")
+            if next_:
+                state[int(next_.group(1))] = "running"
+        elif start <= t <= end:
+            v = re.search(r"vcpuid=(\d+)", rest)     # KVM's vCPU id
+            kind = state.get(int(v.group(1)), "unknown") if v else "unknown"
+            out[kind] += 1
+    return out
+
+
 def irq_row(line):
     """The per-CPU counts of a /proc/interrupts row, summed."""
     total = 0
@@ -216,7 +256,7 @@ def stopped_early(res):
 
 
 def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
-                 run_timeout=None, regime="blocking"):
+                 run_timeout=None, regime="blocking", sched_trace=False):
     """One run; returns {"res": the test bed's result, "l0_first",
     "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
     "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
@@ -224,7 +264,9 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     counts, "l1_ga_irqs": L1's AMD-Vi GA row or None}.  reads per
     reader, one reader per vCPU; run_timeout: L1's limit for the L2
     run (default: the test bed's, plus 60 s per vCPU above 2, since
-    L0 and L1 have 2 and oversubscribed L2s boot slower)."""
+    L0 and L1 have 2 and oversubscribed L2s boot slower).  sched_trace:
+    L1 traces sched_switch too, and "ga_log_split" is ga_log_split()
+    over the reads (else None)."""
     if run_timeout is None:
         run_timeout = RUN_TIMEOUT + 60 * max(0, vcpus - 2)
     with tempfile.TemporaryDirectory(prefix="kvm-nested-posted-") as tmp:
@@ -239,7 +281,9 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
             "-action", "shutdown=pause"]
         l2 = {"args": avic.L2_AVIC_ARGS +
               ["-M", "q35,kernel-irqchip=split", "-cpu", "host,+x2apic",
-               "-smp", str(vcpus), "-device", "vfio-pci,host=" + BDF],
+               "-smp", str(vcpus), "-device", "vfio-pci,host=" + BDF] +
+              # vCPU threads named "CPU n/KVM" in L1's sched_switch
+              (["-name", "debug-threads=on"] if sched_trace else []),
               "files": l2_files(tmp, hostdir, vcpus, reads, regime),
               "stamp": True,
               # L2's QEMU asked while the readers run (vectors set up)
@@ -254,7 +298,9 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                               timeout=run_timeout + 180,
                               l0_iommu=L0_IOMMU,
                               # a ring that keeps the whole L2 run
-                              l1_append="tb_vfio=%s tb_trace_kb=8192" % BDF,
+                              l1_append="tb_vfio=%s tb_trace_kb=8192%s"
+                              % (BDF, " tb_events=sched:sched_switch"
+                                 if sched_trace else ""),
                               run_timeout=run_timeout,
                               after=[HOST_STATS], retry=stopped_early,
                               l0_shutdown_grace=5)
@@ -292,5 +338,10 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                    "finished": "=== POSTED END ===" in out,
                    "out": out, "seconds": seconds, "l1_exits": l1_exits},
            "trace": avic.trace_counts(res["l2"]["trace"]),
+           "ga_log_split": (ga_log_split(res["l2"]["trace"],
+                                         stamps["BEFORE"][0],
+                                         stamps["AFTER"][0])
+                            if sched_trace and "BEFORE" in stamps and
+                            "AFTER" in stamps else None),
            "l1_ga_irqs": (sum(irq_row(l) for l in ga_rows)
                           if ga_rows else None)}
