@@ -218,6 +218,23 @@ def ga_log_split(trace, start, end):
     return out
 
 
+def exit_reasons(trace, start, end):
+    """L1 KVM's kvm_exit reasons between start and end (L1's uptime)."""
+    out = {}
+    for line in trace:
+        m = re.search(r" ([0-9]+\.[0-9]+): kvm_exit: .*?reason (\S+)", line)
+        if m and start <= float(m.group(1)) <= end:
+            out[m.group(2)] = out.get(m.group(2), 0) + 1
+    return out
+
+
+def tb_events(sched_trace, exit_trace):
+    """l1-init.sh's tb_events for run_pipeline()'s extra traces."""
+    events = (["sched:sched_switch"] if sched_trace else []) + \
+        (["kvm:kvm_exit"] if exit_trace else [])
+    return " tb_events=" + ",".join(events) if events else ""
+
+
 def irq_row(line):
     """The per-CPU counts of a /proc/interrupts row, summed."""
     total = 0
@@ -256,7 +273,8 @@ def stopped_early(res):
 
 
 def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
-                 run_timeout=None, regime="blocking", sched_trace=False):
+                 run_timeout=None, regime="blocking", sched_trace=False,
+                 exit_trace=False):
     """One run; returns {"res": the test bed's result, "l0_first",
     "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
     "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
@@ -266,7 +284,8 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     run (default: the test bed's, plus 60 s per vCPU above 2, since
     L0 and L1 have 2 and oversubscribed L2s boot slower).  sched_trace:
     L1 traces sched_switch too, and "ga_log_split" is ga_log_split()
-    over the reads (else None)."""
+    over the reads (else None).  exit_trace: L1 traces kvm_exit too, and
+    "exit_reasons" counts its reasons over the reads (else None)."""
     if run_timeout is None:
         run_timeout = RUN_TIMEOUT + 60 * max(0, vcpus - 2)
     with tempfile.TemporaryDirectory(prefix="kvm-nested-posted-") as tmp:
@@ -299,8 +318,7 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                               l0_iommu=L0_IOMMU,
                               # a ring that keeps the whole L2 run
                               l1_append="tb_vfio=%s tb_trace_kb=8192%s"
-                              % (BDF, " tb_events=sched:sched_switch"
-                                 if sched_trace else ""),
+                              % (BDF, tb_events(sched_trace, exit_trace)),
                               run_timeout=run_timeout,
                               after=[HOST_STATS], retry=stopped_early,
                               l0_shutdown_grace=5)
@@ -342,6 +360,11 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                                          stamps["BEFORE"][0],
                                          stamps["AFTER"][0])
                             if sched_trace and "BEFORE" in stamps and
+                            "AFTER" in stamps else None),
+           "exit_reasons": (exit_reasons(res["l2"]["trace"],
+                                         stamps["BEFORE"][0],
+                                         stamps["AFTER"][0])
+                            if exit_trace and "BEFORE" in stamps and
                             "AFTER" in stamps else None),
            "l1_ga_irqs": (sum(irq_row(l) for l in ga_rows)
                           if ga_rows else None)}
