@@ -33,13 +33,18 @@
  * drains again.
  * One kick runs at most 256 commands; the rest is drained from a bottom
  * half, so a guest cannot hold a vCPU thread (or the BQL) in the drain
- * for long.  Migration drains the queue whole before saving (stock
- * QEMU saves a drained queue too), and a destination drains what is
- * left (a queue held by an error, then acknowledged) once it runs.
- * CMDQ_CONS writes (queue disabled) are applied by the owner, between
- * batches, never spun for.
+ * for long.  The queue is drained whole when the VM stops (vCPUs
+ * paused, before any device is saved, so the interrupts it raises
+ * reach the interrupt controller's saved state), and again in pre_save
+ * (a VM saved without running): stock QEMU saves a drained queue too.
+ * A destination drains what is left (a queue held by an error, then
+ * acknowledged) once it runs.
+ * CMDQ_CONS is written (queue disabled) under s->mutex, like CR0.  Each
+ * change of CR0.CMDQEN moves a generation count: a batch read before
+ * the queue was disabled and enabled again (its base, CONS or commands
+ * rewritten meanwhile) is read again, never run.
  *
- * A command queue outside plain RAM (MMIO, a RAM device) is not read:
+ * A command queue outside RAM or ROM (MMIO, a RAM device) is not read:
  * the command faults with CERROR_ABT, as an abort on the fetch would.
  */
 
@@ -62,10 +67,8 @@
 
 /* Commands read and run at once, and between two CONS updates */
 #define CMDQ_BATCH 32
-/* Commands (and CONS writes) one kick runs before a bottom half goes on */
+/* Commands one kick runs before a bottom half goes on */
 #define CMDQ_BUDGET 256
-/* cons_write: a CMDQ_CONS write waiting for the owner (bit 31 is RES0) */
-#define CONS_WRITE_PENDING (1U << 31)
 
 typedef enum SMMUv3CmdqStat {
     CMDQ_STAT_COMMANDS,
@@ -137,9 +140,10 @@ struct SMMUv3Cmdq {
     bool want_bql;              /* a batch waits for an owner with the BQL */
     bool batch_sync_irq;        /* owner's: a CMD_SYNC of this batch */
     bool sync_irq;              /* a CMD_SYNC asked for its interrupt */
-    uint32_t cons_write;        /* CONS_WRITE_PENDING | value, or 0 */
+    uint32_t enable_gen;        /* CR0.CMDQEN changes (under s->mutex) */
     uint32_t error;             /* SMMUCmdError holding the queue, or 0 */
     uint32_t error_unreported;  /* the same, until GERROR shows it */
+    uint32_t error_reported;    /* the same, once GERROR shows it (BQL) */
     Stat64 stats[CMDQ_STAT__MAX];
     IrqStatsGroup *stats_group;
     IrqStatsGroup *iotlb_stats_group;
@@ -155,13 +159,28 @@ void smmuv3_cmdq_count(SMMUv3State *s, SMMUCommandType type)
     SMMUv3Cmdq *c = s->cmdq_lockless;
 
     cmdq_stat(c, CMDQ_STAT_COMMANDS, 1);
-    if (type == SMMU_CMD_SYNC) {
+    switch (type) {
+    case SMMU_CMD_SYNC:
         cmdq_stat(c, CMDQ_STAT_SYNCS, 1);
-    } else if (type >= SMMU_CMD_TLBI_NH_ALL &&
-               type <= SMMU_CMD_TLBI_NSNH_ALL) {
+        break;
+    case SMMU_CMD_TLBI_NH_ALL:
+    case SMMU_CMD_TLBI_NH_ASID:
+    case SMMU_CMD_TLBI_NH_VA:
+    case SMMU_CMD_TLBI_NH_VAA:
+    case SMMU_CMD_TLBI_S12_VMALL:
+    case SMMU_CMD_TLBI_S2_IPA:
+    case SMMU_CMD_TLBI_NSNH_ALL:
+        /* not the EL2/EL3 ones: no stage of this SMMU uses their TLBs */
         cmdq_stat(c, CMDQ_STAT_TLBI, 1);
-    } else if (type >= SMMU_CMD_CFGI_STE && type <= SMMU_CMD_CFGI_CD_ALL) {
+        break;
+    case SMMU_CMD_CFGI_STE:
+    case SMMU_CMD_CFGI_STE_RANGE:
+    case SMMU_CMD_CFGI_CD:
+    case SMMU_CMD_CFGI_CD_ALL:
         cmdq_stat(c, CMDQ_STAT_CFGI, 1);
+        break;
+    default:
+        break;
     }
 }
 
@@ -178,8 +197,8 @@ void smmuv3_cmdq_sync_irq(SMMUv3State *s)
 
 /*
  * Copy up to @n commands at @addr out of guest RAM, as many as lie in
- * one plain RAM region: 0 if the first does not.  Never dispatches to
- * MMIO: the owner may not take the BQL.
+ * one RAM (or ROM device) region: 0 if the first does not.  Never
+ * dispatches to MMIO: the owner may not take the BQL.
  */
 static unsigned cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
 {
@@ -190,7 +209,8 @@ static unsigned cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
     RCU_READ_LOCK_GUARD();
     mr = address_space_translate(&address_space_memory, addr, &xlat, &l,
                                  false, MEMTXATTRS_UNSPECIFIED);
-    if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr)) {
+    if (!(memory_region_is_ram(mr) || memory_region_is_romd(mr)) ||
+        memory_region_is_ram_device(mr)) {
         return 0;
     }
     n = MIN(n, l / sizeof(Cmd));
@@ -228,8 +248,8 @@ static bool cmdq_batch_needs_bql(SMMUv3State *s, const Cmd *cmds,
 }
 
 /*
- * Whether there is work: a CMDQ_CONS write to apply, or commands to run
- * (PROD and CONS differ, the queue enabled, no error).
+ * Whether there are commands to run: PROD and CONS differ, the queue
+ * enabled, no error.
  */
 static bool cmdq_has_work(SMMUv3State *s)
 {
@@ -237,25 +257,10 @@ static bool cmdq_has_work(SMMUv3State *s)
     uint32_t mask = WRAP_INDEX_MASK(q);
     uint32_t pending = qatomic_read(&s->gerror) ^ qatomic_read(&s->gerrorn);
 
-    if (qatomic_read(&s->cmdq_lockless->cons_write)) {
-        return true;
-    }
     return smmuv3_cmdq_enabled(s) &&
            !FIELD_EX32(pending, GERROR, CMDQ_ERR) &&
            !qatomic_read(&s->cmdq_lockless->error) &&
            ((qatomic_load_acquire(&q->prod) ^ qatomic_read(&q->cons)) & mask);
-}
-
-/* Apply a CMDQ_CONS write that waits, if any (the owner, or no owner) */
-static bool cmdq_apply_cons_write(SMMUv3State *s, SMMUv3Cmdq *c)
-{
-    uint32_t w = qatomic_xchg(&c->cons_write, 0);
-
-    if (!w) {
-        return false;
-    }
-    qatomic_store_release(&s->cmdq.cons, w & ~CONS_WRITE_PENDING);
-    return true;
 }
 
 /*
@@ -270,7 +275,7 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned *budget)
 
     cmdq_stat(c, CMDQ_STAT_DRAINS, 1);
     while (cmdq_has_work(s)) {
-        uint32_t prod, cons, size, idx, ahead;
+        uint32_t prod, cons, size, idx, ahead, gen;
         uint8_t log2size;
         SMMUCmdError error = SMMU_CERROR_NONE;
         unsigned n, done = 0;
@@ -278,16 +283,17 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned *budget)
         if (!*budget) {
             return false;
         }
-        if (cmdq_apply_cons_write(s, c)) {
-            (*budget)--;
-            continue;
-        }
+        /* Before the reads: what a disable and re-enable rewrote */
+        gen = qatomic_load_acquire(&c->enable_gen);
         prod = qatomic_load_acquire(&q->prod);
         cons = qatomic_read(&q->cons);
         log2size = qatomic_read(&q->log2size);
         size = 1U << log2size;
         idx = cons & (size - 1);
         ahead = (prod - cons) & ((size << 1) - 1);
+        if (!ahead) {
+            continue;           /* PROD moved back meanwhile: look again */
+        }
         /* PROD more than a queue ahead: only the index counts */
         n = MIN(MIN(ahead, size), MIN(CMDQ_BATCH, *budget));
         n = MIN(n, size - idx);     /* up to the end of the ring */
@@ -296,10 +302,14 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned *budget)
             error = SMMU_CERROR_ABT;
         }
         qemu_mutex_lock(&s->mutex);
-        if (!smmuv3_cmdq_enabled(s)) {
-            /* Disabled meanwhile (CR0 is written under s->mutex) */
+        if (!smmuv3_cmdq_enabled(s) ||
+            qatomic_read(&c->enable_gen) != gen) {
+            /*
+             * Disabled meanwhile (CR0 is written under s->mutex), or
+             * disabled and enabled again: what was read may be stale
+             */
             qemu_mutex_unlock(&s->mutex);
-            break;
+            continue;
         }
         if (n) {
             if (!bql_locked() && cmdq_batch_needs_bql(s, cmds, n)) {
@@ -362,6 +372,7 @@ static void cmdq_report(SMMUv3State *s, SMMUv3Cmdq *c)
         cmdq_stat(c, CMDQ_STAT_ERRORS, 1);
         smmuv3_trigger_irq(s, SMMU_IRQ_GERROR, R_GERROR_CMDQ_ERR_MASK);
         /* c->error still holds the queue, until GERRORN acks it */
+        c->error_reported = error;
     }
 }
 
@@ -370,9 +381,13 @@ void smmuv3_cmdq_gerrorn_written(SMMUv3State *s)
     SMMUv3Cmdq *c = s->cmdq_lockless;
     uint32_t pending = qatomic_read(&s->gerror) ^ qatomic_read(&s->gerrorn);
 
-    /* Under the BQL, as cmdq_report() is: an error reported is acked */
-    if (!FIELD_EX32(pending, GERROR, CMDQ_ERR) &&
-        !qatomic_read(&c->error_unreported)) {
+    /*
+     * Under the BQL, as cmdq_report() is: an error reported is acked.
+     * Not one the owner found but did not report yet (GERRORN written
+     * for another error meanwhile): it holds the queue until its own.
+     */
+    if (!FIELD_EX32(pending, GERROR, CMDQ_ERR) && c->error_reported) {
+        c->error_reported = 0;
         qatomic_set(&c->error, 0);
     }
     smmuv3_cmdq_kick(s);
@@ -447,11 +462,25 @@ MemTxResult smmuv3_cmdq_read(SMMUv3State *s, hwaddr offset,
     return MEMTX_OK;
 }
 
-MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
-                              uint64_t data, unsigned size)
+void smmuv3_cmdq_cr0_write(SMMUv3State *s, uint32_t data)
 {
     SMMUv3Cmdq *c = s->cmdq_lockless;
 
+    /* Under s->mutex: no batch runs once CMDQEN=0 is acknowledged */
+    qemu_mutex_lock(&s->mutex);
+    if ((qatomic_read(&s->cr[0]) ^ data) & R_CR0_CMDQEN_MASK) {
+        qatomic_store_release(&c->enable_gen, c->enable_gen + 1);
+    }
+    qatomic_set(&s->cr[0], data);
+    s->cr0ack = data & ~SMMU_CR0_RESERVED;
+    qemu_mutex_unlock(&s->mutex);
+    /* in case the command queue has been enabled */
+    smmuv3_cmdq_kick(s);
+}
+
+MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
+                              uint64_t data, unsigned size)
+{
     if (offset == 0) {
         qatomic_store_release(&s->cmdq.prod, (uint32_t)data);
         if (size == 4) {
@@ -465,17 +494,19 @@ MemTxResult smmuv3_cmdq_write(SMMUv3State *s, hwaddr offset,
             return MEMTX_OK;
         }
     }
-    /* CONS: software may move it only while the queue is disabled */
+    /*
+     * CONS: software may move it only while the queue is disabled.
+     * Under s->mutex, as batches publish CONS (only while enabled).
+     */
+    qemu_mutex_lock(&s->mutex);
     if (smmuv3_cmdq_enabled(s)) {
+        qemu_mutex_unlock(&s->mutex);
         qemu_log_mask(LOG_GUEST_ERROR, "smmuv3: CMDQ_CONS written while "
                       "CR0.CMDQEN is set: ignored\n");
-    } else {
-        /* The owner applies it between batches (cmdq_drain()) */
-        qatomic_set(&c->cons_write,
-                    ((uint32_t)data & ~CONS_WRITE_PENDING) |
-                    CONS_WRITE_PENDING);
+        return MEMTX_OK;
     }
-    smmuv3_cmdq_kick(s);
+    qatomic_store_release(&s->cmdq.cons, (uint32_t)data);
+    qemu_mutex_unlock(&s->mutex);
     return MEMTX_OK;
 }
 
@@ -512,6 +543,14 @@ static void cmdq_vm_state_change(void *opaque, bool running, RunState state)
     if (running) {
         /* Every device loaded (vhost, the GIC): drain what is left */
         smmuv3_cmdq_kick(opaque);
+    } else {
+        /*
+         * vCPUs paused, the BQL held, no device saved yet: run what a
+         * bottom half or an owner left, so that its interrupts reach
+         * the interrupt controller before it is saved (the SMMU is
+         * saved after it: MIG_PRI_IOMMU)
+         */
+        cmdq_kick_budget(opaque, UINT_MAX);
     }
 }
 
@@ -545,18 +584,20 @@ void smmuv3_cmdq_reset(SMMUv3State *s)
 
     if (c) {
         qatomic_set(&c->sync_irq, false);
-        qatomic_set(&c->cons_write, 0);
         qatomic_set(&c->error, 0);
         qatomic_set(&c->error_unreported, 0);
+        c->error_reported = 0;
     }
 }
 
 void smmuv3_cmdq_pre_save(SMMUv3State *s)
 {
     /*
-     * vCPUs stopped, the BQL held: no other owner.  Drain the queue
-     * whole, as stock QEMU does in the PROD write, so that a stock
-     * destination finds nothing it would leave undrained.
+     * vCPUs stopped, the BQL held: no other owner.  The stop drained
+     * the queue (cmdq_vm_state_change()); a VM saved without running
+     * since load is drained here, as stock QEMU does in the PROD write,
+     * so that a stock destination finds nothing it would leave
+     * undrained.
      */
     cmdq_kick_budget(s, UINT_MAX);
 }

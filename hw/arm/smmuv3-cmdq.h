@@ -34,6 +34,9 @@ void smmuv3_cmdq_kick(SMMUv3State *s);
 /* GERRORN was written (BQL): an acknowledged error lets the queue go. */
 void smmuv3_cmdq_gerrorn_written(SMMUv3State *s);
 
+/* A CR0 write (under the BQL): stored, CR0ACK set, the queue kicked */
+void smmuv3_cmdq_cr0_write(SMMUv3State *s, uint32_t data);
+
 /* CMDQ_PROD (@offset 0) and CMDQ_CONS (4), of page 0 or its alias */
 MemTxResult smmuv3_cmdq_read(SMMUv3State *s, hwaddr offset,
                              uint64_t *data, unsigned size);

@@ -42,6 +42,7 @@
 #define CMD_CFGI_STE_RANGE  0x04
 #define CMD_TLBI_NH_ALL     0x10
 #define CMD_TLBI_NH_VA      0x12
+#define CMD_TLBI_EL2_ALL    0x20
 #define CMD_TLBI_NSNH_ALL   0x30
 #define CMD_SYNC            0x46
 #define CMD_ILLEGAL         0x7f
@@ -226,6 +227,40 @@ static void test_queue_not_ram(void)
     g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands"), ==, 0);
     g_assert_true((qtest_readl(c->qts, SMMU + R_GERROR) ^
                    qtest_readl(c->qts, SMMU + R_GERRORN)) & GERROR_CMDQ_ERR);
+    stop(c);
+}
+
+/*
+ * A queue in a ROM device in ROM mode (virt's flash at 0, blank here)
+ * is read, as stock reads it: its blank entry is an illegal command,
+ * not an abort on the fetch.
+ */
+static void test_queue_in_flash(void)
+{
+    Ctx *c = start(0);
+
+    c->prod = 1;
+    publish(c);
+    g_assert_cmphex(cons(c) & 0xffffff, ==, 0);
+    g_assert_cmpuint(CONS_ERR(cons(c)), ==, CERROR_ILL);
+    stop(c);
+}
+
+/*
+ * An EL2 TLBI (no stage of this SMMU uses EL2's TLB: consumed, nothing
+ * invalidated) counts as a command, not as an invalidation.
+ */
+static void test_tlbi_el2_not_counted(void)
+{
+    Ctx *c = start(QUEUE);
+
+    queue_cmd(c, CMD_TLBI_EL2_ALL, 0);
+    queue_cmd(c, CMD_TLBI_NH_ALL, 0);
+    queue_cmd(c, CMD_SYNC, 0);
+    publish(c);
+    g_assert_cmphex(cons(c), ==, c->prod);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands"), ==, 3);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-tlbi"), ==, 1);
     stop(c);
 }
 
@@ -475,6 +510,8 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/disabled", test_disabled);
     qtest_add_func("/smmuv3-cmdq/illegal", test_illegal);
     qtest_add_func("/smmuv3-cmdq/queue-not-ram", test_queue_not_ram);
+    qtest_add_func("/smmuv3-cmdq/queue-in-flash", test_queue_in_flash);
+    qtest_add_func("/smmuv3-cmdq/tlbi-el2", test_tlbi_el2_not_counted);
     qtest_add_func("/smmuv3-cmdq/page1-alias", test_page1_alias);
     qtest_add_func("/smmuv3-cmdq/cons-write", test_cons_write);
     qtest_add_func("/smmuv3-cmdq/budget", test_budget);
