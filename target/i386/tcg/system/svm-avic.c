@@ -383,6 +383,11 @@ static void avic_drop_due(CPUX86State *env)
  * them otherwise (the VMCB ran since, or its page is another's now).
  * One record per CPU: a CPU's second carry before the first VMCB runs
  * again replaces the first (L1 re-enters after handling the exit).
+ * What is carried is always a trap-class register's exit: the register
+ * before TPR, EOI or ICR low faults on a write (so would a store across
+ * it, whole), so these are only ever the first register of a store and
+ * run at once, never carried: none runs accelerated at a VMRUN that has
+ * AVIC off.
  */
 static QemuSpin avic_carry_lock;    /* taking and replacing records */
 
@@ -390,17 +395,44 @@ static void avic_carry_record(CPUX86State *env, uint64_t carry)
 {
     CPUState *cs = env_cpu(env);
     hwaddr vmcb = env->vm_vmcb;
+    uint64_t exit_code, exit_info1, rip;
+
+    /* The #VMEXIT just wrote them: read before the lock, held briefly */
+    exit_code = x86_ldq_phys(cs,
+                             vmcb + offsetof(struct vmcb, control.exit_code));
+    exit_info1 = x86_ldq_phys(cs, vmcb + offsetof(struct vmcb,
+                                                  control.exit_info_1));
+    rip = x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, save.rip));
 
     qemu_spin_lock(&avic_carry_lock);
     env->avic_carry_vmcb = vmcb;
-    env->avic_carry_exit_code =
-        x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, control.exit_code));
-    env->avic_carry_exit_info1 =
-        x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, control.exit_info_1));
-    env->avic_carry_rip =
-        x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, save.rip));
+    env->avic_carry_exit_code = exit_code;
+    env->avic_carry_exit_info1 = exit_info1;
+    env->avic_carry_rip = rip;
     env->avic_carry = carry;
     qemu_spin_unlock(&avic_carry_lock);
+}
+
+/* Does the VMCB at @vmcb still hold the exit a carry was recorded with? */
+static bool avic_vmcb_holds_exit(CPUState *cs, hwaddr vmcb,
+                                 uint64_t exit_code, uint64_t exit_info1,
+                                 uint64_t rip)
+{
+    return x86_ldq_phys(cs, vmcb + offsetof(struct vmcb,
+                                            control.exit_code)) == exit_code &&
+           x86_ldq_phys(cs, vmcb + offsetof(struct vmcb,
+                                            control.exit_info_1)) ==
+           exit_info1 &&
+           x86_ldq_phys(cs, vmcb + offsetof(struct vmcb, save.rip)) == rip;
+}
+
+bool svm_avic_carry_due(CPUX86State *env)
+{
+    return env->avic_carry &&
+           avic_vmcb_holds_exit(env_cpu(env), env->avic_carry_vmcb,
+                                env->avic_carry_exit_code,
+                                env->avic_carry_exit_info1,
+                                env->avic_carry_rip);
 }
 
 /* At VMRUN (L2's state loaded): the effects carried for this VMCB */
@@ -425,11 +457,7 @@ static uint64_t avic_carry_take(CPUX86State *env)
     }
     qemu_spin_unlock(&avic_carry_lock);
     if (!carry ||
-        x86_ldq_phys(cs, env->vm_vmcb +
-                     offsetof(struct vmcb, control.exit_code)) != exit_code ||
-        x86_ldq_phys(cs, env->vm_vmcb +
-                     offsetof(struct vmcb, control.exit_info_1)) !=
-        exit_info1 || env->eip != rip) {
+        !avic_vmcb_holds_exit(cs, env->vm_vmcb, exit_code, exit_info1, rip)) {
         return 0;
     }
     return carry;
@@ -566,7 +594,8 @@ static bool avic_in_replay_tb(uintptr_t retaddr)
 {
     TranslationBlock *tb = retaddr ? tcg_tb_lookup(retaddr) : NULL;
 
-    return tb && (tb_cflags(tb) & CF_COUNT_MASK) == 1;
+    return tb && (tb_cflags(tb) & (CF_COUNT_MASK | CF_REP_ONCE)) ==
+                 (1 | CF_REP_ONCE);
 }
 
 bool svm_avic_is_apic_bar(CPUX86State *env, hwaddr gpa)

@@ -14,6 +14,12 @@
 /* env->avic_post_write: a register write whose effect is due */
 #define AVIC_POST_WRITE     0x8000
 
+/*
+ * Migration: a carried effect (cpu/avic_carry) is sent while its VMCB
+ * still holds the exit it was recorded with
+ */
+bool svm_avic_carry_due(CPUX86State *env);
+
 /* VMRUN: check and take the AVIC fields of the VMCB, evaluate the page */
 void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr);
 
