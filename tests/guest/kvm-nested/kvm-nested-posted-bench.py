@@ -19,7 +19,10 @@ vCPU thread was doing when its interrupt was logged, from L1's
 sched_switch (posted.ga_log_split()): blocking (halted in KVM),
 preempted (scheduled out while runnable), other (running: a race with
 the log, or never seen switching).  L0 and L1 have 2 vCPUs: L2s above 2 vCPUs are
-oversubscribed.  Prints a Markdown table.
+oversubscribed.  Prints a Markdown table.  With BENCH_POSTED_HIST=1 in
+the environment, each run also prints L1's histograms over the reads
+(posted.run_pipeline(hist=True)): the MSR accesses its KVM handled, by
+MSR, and its interrupts by vector and IRQ.
 
 Usage: kvm-nested-posted-bench.py QEMU "KERNEL..." "VCPUS..." RUNS READS
        ["REGIME..."]
@@ -41,9 +44,16 @@ FETCH = os.path.join(os.path.dirname(HERE), "fetch-kvm-host.sh")
 
 
 def one(qemu, hostdir, vcpus, reads, regime):
+    hist = os.environ.get("BENCH_POSTED_HIST") == "1"
     run = posted.run_pipeline(qemu, hostdir, vcpus, reads, regime=regime,
-                              sched_trace=True)
+                              sched_trace=True, hist=hist)
     last, l2 = run["l0_last"] or {}, run["l2"]
+    if hist:
+        # where L1's exits and interrupts go during the reads
+        for event, counts in sorted((run["hists"] or {}).items()):
+            top = sorted(counts.items(), key=lambda kv: -kv[1])[:8]
+            print("  L1 %s: %s" % (event, ", ".join(
+                "%s = %d" % kv for kv in top) or "none"))
     total = vcpus * reads
     if not l2["finished"] or not l2["seconds"]:
         print("  L2 rc %s did not finish: %s" % (run["res"]["l2"]["rc"],

@@ -86,6 +86,24 @@ for e in $(echo "$tb_events" | tr , ' '); do
     echo 1 > "$t/events/${e%%:*}/${e#*:}/enable"
 done
 [ -n "$tb_trace_kb" ] && echo "$tb_trace_kb" > $t/buffer_size_kb
+# tb_hist (kernel command line, any value): in-kernel histograms (hist
+# triggers, no trace ring to dump) of L1's MSR accesses KVM handled
+# (kvm_msr, by MSR and direction), its interrupt vectors (irq_vectors)
+# and device IRQs; paused but between the two texts of a stamped run's
+# hist_window (lines of its stdout), reported as the run's HIST
+hists=
+if [ -n "$tb_hist" ]; then
+    hists="kvm/kvm_msr:ecx.hex,write irq/irq_handler_entry:irq"
+    for e in $t/events/irq_vectors/*_entry; do
+        [ -f "$e/trigger" ] && hists="$hists irq_vectors/${e##*/}:vector"
+    done
+fi
+hist() {
+    for h in $hists; do
+        echo "hist:keys=${h#*:}:$1" >> "$t/events/${h%%:*}/trigger"
+    done
+}
+hist pause
 mark L1 DMESG
 dmesg | grep -i -e kvm -e svm -e avic -e amd-vi -e iommu -e invalid | b64
 
@@ -133,6 +151,19 @@ for r in /runs/*; do
               feed /tmp/qmp.part; } > /tmp/tbq.in &
             feeder=$!
         fi
+        histwatch=
+        if [ -n "$hists" ] && [ -f "$r/hist_window" ]; then
+            hist clear
+            { until grep -qF "$(sed -n 1p "$r/hist_window")" /tmp/out; do
+                  usleep 100000
+              done
+              hist cont
+              until grep -qF "$(sed -n 2p "$r/hist_window")" /tmp/out; do
+                  usleep 100000
+              done
+              hist pause; } &
+            histwatch=$!
+        fi
         { timeout -s KILL "$tb_timeout" $qemu "$@" < /dev/null 2> /tmp/err
           echo $? > /tmp/rc; } | stamp > /tmp/out
         if [ -n "$feeder" ]; then
@@ -170,6 +201,15 @@ for r in /runs/*; do
     if [ -e /tmp/hang.taken ]; then
         mark CASE "$name" HANG
         b64 < /tmp/hang
+    fi
+    if [ -n "$histwatch" ]; then
+        kill $histwatch 2> /dev/null
+        hist pause
+        mark CASE "$name" HIST
+        for h in $hists; do
+            echo "## ${h%%:*}"
+            grep -v '^#' "$t/events/${h%%:*}/hist"
+        done | b64
     fi
     mark CASE "$name" TRACE
     grep -v '^#' $t/trace | b64

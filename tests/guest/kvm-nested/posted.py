@@ -228,6 +228,21 @@ def exit_reasons(trace, start, end):
     return out
 
 
+def l1_hists(text):
+    """L1's histograms (l1-init.sh's HIST) as {event: {key: hits}}, the
+    key the line's fields before hitcount ("ecx: 0x830 write: 1")."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            cur = out.setdefault(line[3:].strip(), {})
+            continue
+        m = re.match(r"\{\s*(.*?)\s*\}\s*hitcount:\s*([0-9]+)", line)
+        if m and cur is not None:
+            key = " ".join(m.group(1).replace(",", " ").split())
+            cur[key] = cur.get(key, 0) + int(m.group(2))
+    return out
+
+
 def tb_events(sched_trace, exit_trace):
     """l1-init.sh's tb_events for run_pipeline()'s extra traces."""
     events = (["sched:sched_switch"] if sched_trace else []) + \
@@ -274,7 +289,7 @@ def stopped_early(res):
 
 def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                  run_timeout=None, regime="blocking", sched_trace=False,
-                 exit_trace=False):
+                 exit_trace=False, hist=False):
     """One run; returns {"res": the test bed's result, "l0_first",
     "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
     "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
@@ -285,7 +300,10 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     L0 and L1 have 2 and oversubscribed L2s boot slower).  sched_trace:
     L1 traces sched_switch too, and "ga_log_split" is ga_log_split()
     over the reads (else None).  exit_trace: L1 traces kvm_exit too, and
-    "exit_reasons" counts its reasons over the reads (else None)."""
+    "exit_reasons" counts its reasons over the reads (else None).
+    hist: L1 counts, during the reads, the MSR accesses its KVM handled
+    (by MSR), its interrupt vectors and device IRQs: "hists" is
+    l1_hists() of them (else None)."""
     if run_timeout is None:
         run_timeout = RUN_TIMEOUT + 60 * max(0, vcpus - 2)
     with tempfile.TemporaryDirectory(prefix="kvm-nested-posted-") as tmp:
@@ -308,6 +326,9 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
               # L2's QEMU asked while the readers run (vectors set up)
               "qmp": [{"execute": "x-query-kvm-apicv"}],
               "qmp_at": "=== POSTED BEFORE ==="}
+        if hist:
+            l2["hist_window"] = ["=== POSTED BEFORE ===",
+                                 "=== POSTED AFTER ==="]
         poller = StatsPoller(sock)
         poller.start()
         try:
@@ -318,7 +339,8 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                               l0_iommu=L0_IOMMU,
                               # a ring that keeps the whole L2 run
                               l1_append="tb_vfio=%s tb_trace_kb=8192%s"
-                              % (BDF, tb_events(sched_trace, exit_trace)),
+                              % (BDF, tb_events(sched_trace, exit_trace)) +
+                              (" tb_hist=1" if hist else ""),
                               run_timeout=run_timeout,
                               after=[HOST_STATS], retry=stopped_early,
                               l0_shutdown_grace=5)
@@ -366,5 +388,6 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                                          stamps["AFTER"][0])
                             if exit_trace and "BEFORE" in stamps and
                             "AFTER" in stamps else None),
+           "hists": l1_hists(res["l2"]["hist"]) if hist else None,
            "l1_ga_irqs": (sum(irq_row(l) for l in ga_rows)
                           if ga_rows else None)}

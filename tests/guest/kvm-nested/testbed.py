@@ -116,7 +116,7 @@ def _l2_initrd(hostdir, path, files=None):
 
 
 def _write_run(root, index, name, args, qmp=None, stamp=False,
-               qmp_at=None):
+               qmp_at=None, hist_window=None):
     d = os.path.join(root, "runs", "%02d" % index)
     os.makedirs(d)
     with open(os.path.join(d, "name"), "w") as f:
@@ -125,6 +125,14 @@ def _write_run(root, index, name, args, qmp=None, stamp=False,
         # l1-init.sh prefixes each stdout line with L1's uptime and
         # KVM's exit count (debugfs kvm/exits, all VMs) at that moment
         open(os.path.join(d, "stamp"), "w").close()
+    if hist_window is not None:
+        # with tb_hist in L1's command line: L1's histograms count from
+        # the first text's line of stdout to the second's (its HIST)
+        if not stamp or len(hist_window) != 2:
+            raise ValueError("run %s: hist_window wants a stamped run and "
+                             "two texts" % name)
+        with open(os.path.join(d, "hist_window"), "w") as f:
+            f.writelines(t + "\n" for t in hist_window)
     if stamp and qmp is not None and qmp_at is None:
         raise ValueError("run %s: a stamped run's QMP needs qmp_at" % name)
     if qmp_at is not None:
@@ -173,7 +181,8 @@ def build_l1_initrd(qemu_l1, hostdir, cases, l2, path, after=()):
                        l2.get("files"))
             _write_run(root, len(cases), "l2", L2_ARGS + list(l2["args"]),
                        l2.get("qmp"), stamp=l2.get("stamp", False),
-                       qmp_at=l2.get("qmp_at"))
+                       qmp_at=l2.get("qmp_at"),
+                       hist_window=l2.get("hist_window"))
         for i, case in enumerate(after):
             _write_run(root, len(cases) + 1 + i, case["name"],
                        case["args"], case.get("qmp", []))
@@ -235,6 +244,7 @@ def _run_result(sec, name, ncmds):
             "qmp": [replies.get(i) for i in range(ncmds)],
             "events": events,
             "trace": [l for l in text("TRACE").splitlines() if l.strip()],
+            "hist": text("HIST"),
             "hang": _monitor_text(text("HANG"))}
 
 
@@ -299,7 +309,9 @@ def run_testbed(qemu_l0, qemu_l1, hostdir, cases, l2=None, l2_boot=True,
     initramfs, "stamp" for stamped stdout lines, and
     "qmp" commands sent once its stdout shows l2["qmp_at"], or the
     n-th command when it shows the n-th of a list of texts, their
-    replies in res["l2"]["qmp"]).  A case is
+    replies in res["l2"]["qmp"]; "hist_window", two texts of its
+    stdout between which L1's histograms count when l1_append has
+    tb_hist=1, reported in res["l2"]["hist"]).  A case is
     {"name": str, "args": [L1 QEMU args], "qmp": [commands]}; the
     L1 QEMU always gets -L /fw -display none -nodefaults, and -qmp stdio
     fed with qmp_capabilities, the commands (ids 0, 1, ...) and quit.
@@ -628,6 +640,7 @@ def _run_testbed_once(qemu_l0, qemu_l1, hostdir, cases, l2, l2_boot,
                      "stdout": run["stdout"],
                      "stderr": run["stderr"], "trace": run["trace"],
                      "qmp": run["qmp"], "hang": run["hang"],
+                     "hist": run["hist"],
                      "booted": L2_MARKER in run["stdout"]}
     kvm_error = _kvm_error(res)
     if kvm_error:
