@@ -49,6 +49,7 @@ def one(qemu, hostdir, vcpus, reads, regime):
                               sched_trace=True, hist=hist)
     last, l2 = run["l0_last"] or {}, run["l2"]
     if hist:
+        print("  L2 jiffies/s: %s" % l2["hz"])
         # where L1's exits and interrupts go during the reads
         for event, counts in sorted((run["hists"] or {}).items()):
             top = sorted(counts.items(), key=lambda kv: -kv[1])[:8]

@@ -104,6 +104,11 @@ hist() {
     done
 }
 hist pause
+# L1's jiffies (schedstat's timestamp) and uptime: its tick rate
+clock() {
+    echo "clock $(sed -n 's/^timestamp //p' /proc/schedstat)" \
+         "$(cut -d' ' -f1 /proc/uptime)"
+}
 mark L1 DMESG
 dmesg | grep -i -e kvm -e svm -e avic -e amd-vi -e iommu -e invalid | b64
 
@@ -158,10 +163,12 @@ for r in /runs/*; do
                   usleep 100000
               done
               hist cont
+              clock > /tmp/hist.clock
               until grep -qF "$(sed -n 2p "$r/hist_window")" /tmp/out; do
                   usleep 100000
               done
-              hist pause; } &
+              hist pause
+              clock >> /tmp/hist.clock; } &
             histwatch=$!
         fi
         { timeout -s KILL "$tb_timeout" $qemu "$@" < /dev/null 2> /tmp/err
@@ -206,10 +213,11 @@ for r in /runs/*; do
         kill $histwatch 2> /dev/null
         hist pause
         mark CASE "$name" HIST
-        for h in $hists; do
-            echo "## ${h%%:*}"
-            grep -v '^#' "$t/events/${h%%:*}/hist"
-        done | b64
+        { cat /tmp/hist.clock
+          for h in $hists; do
+              echo "## ${h%%:*}"
+              grep -v '^#' "$t/events/${h%%:*}/hist"
+          done; } | b64
     fi
     mark CASE "$name" TRACE
     grep -v '^#' $t/trace | b64

@@ -129,6 +129,8 @@ def l2_files(tmp, hostdir, readers, reads, regime="blocking"):
                 f.write("taskset -c %d sh -c 'while :; do :; done' & "
                         "busy=\"$busy $!\"\n" % r)
         f.write("echo '=== POSTED BEFORE ==='; grep nvme /proc/interrupts\n")
+        # L2's jiffies: with the stamps (L1's uptime), its tick rate
+        f.write("sed -n 's/^timestamp /L2 JIFFIES /p' /proc/schedstat\n")
         for r in range(readers):
             f.write("taskset -c %d dd if=/dev/nvme0n1 of=/dev/null bs=4096 "
                     "skip=%d count=%d iflag=direct 2>&1 | sed 's/^/DD /' & "
@@ -140,6 +142,7 @@ def l2_files(tmp, hostdir, readers, reads, regime="blocking"):
         else:
             f.write("wait\n")
         f.write("echo '=== POSTED AFTER ==='; grep nvme /proc/interrupts\n")
+        f.write("sed -n 's/^timestamp /L2 JIFFIES /p' /proc/schedstat\n")
         # time for the query (qmp_at) to be answered before power-off
         f.write("sleep 2\n")
         f.write("echo '=== POSTED END ==='\n")
@@ -230,9 +233,15 @@ def exit_reasons(trace, start, end):
 
 def l1_hists(text):
     """L1's histograms (l1-init.sh's HIST) as {event: {key: hits}}, the
-    key the line's fields before hitcount ("ecx: 0x830 write: 1")."""
+    key the line's fields before hitcount ("ecx: 0x830 write: 1"), and
+    "L1 HZ": {"jiffies/s": L1's tick rate over the window}."""
     out, cur = {}, None
+    clocks = []
     for line in text.splitlines():
+        m = re.fullmatch(r"clock ([0-9]+) ([0-9.]+)", line.strip())
+        if m:
+            clocks.append((int(m.group(1)), float(m.group(2))))
+            continue
         if line.startswith("## "):
             cur = out.setdefault(line[3:].strip(), {})
             continue
@@ -240,6 +249,10 @@ def l1_hists(text):
         if m and cur is not None:
             key = " ".join(m.group(1).replace(",", " ").split())
             cur[key] = cur.get(key, 0) + int(m.group(2))
+    if len(clocks) == 2 and clocks[1][1] > clocks[0][1]:
+        # L1's tick rate over the window: jiffies per second
+        out["L1 HZ"] = {"jiffies/s": round((clocks[1][0] - clocks[0][0]) /
+                                           (clocks[1][1] - clocks[0][1]))}
     return out
 
 
@@ -350,10 +363,18 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     raw = res["l2"]["stdout"]
     out = unstamp(raw)
     stamps = {}
+    jiffies = []
     for uptime, exits, text in stamped_lines(raw):
         m = re.fullmatch(r"=== POSTED (\w+) ===", text)
         if m:
             stamps[m.group(1)] = (uptime, exits)
+        m = re.fullmatch(r"L2 JIFFIES ([0-9]+)", text)
+        if m:
+            jiffies.append((int(m.group(1)), uptime))
+    l2_hz = None
+    if len(jiffies) == 2 and jiffies[1][1] > jiffies[0][1]:
+        l2_hz = round((jiffies[1][0] - jiffies[0][0]) /
+                      (jiffies[1][1] - jiffies[0][1]))
     seconds = l1_exits = None
     if "BEFORE" in stamps and "AFTER" in stamps:
         seconds = stamps["AFTER"][0] - stamps["BEFORE"][0]
@@ -376,7 +397,9 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                    "dd": [l[3:] for l in out.splitlines()
                           if l.startswith("DD ")],
                    "finished": "=== POSTED END ===" in out,
-                   "out": out, "seconds": seconds, "l1_exits": l1_exits},
+                   "out": out, "seconds": seconds, "l1_exits": l1_exits,
+                   # L2's tick rate during the reads (jiffies per second)
+                   "hz": l2_hz},
            "trace": avic.trace_counts(res["l2"]["trace"]),
            "ga_log_split": (ga_log_split(res["l2"]["trace"],
                                          stamps["BEFORE"][0],
