@@ -22,7 +22,10 @@ the log, or never seen switching).  L0 and L1 have 2 vCPUs: L2s above 2 vCPUs ar
 oversubscribed.  Prints a Markdown table.  With BENCH_POSTED_HIST=1 in
 the environment, each run also prints L1's histograms over the reads
 (posted.run_pipeline(hist=True)): the MSR accesses its KVM handled, by
-MSR, and its interrupts by vector and IRQ.
+MSR, and its interrupts by vector and IRQ.  BENCH_POSTED_L2_APPEND adds
+to L2's kernel command line (TESTBED_L1_APPEND to L1's), e.g.
+preempt=full to both.  BENCH_POSTED_SCHED_FEATURES: scheduler features
+L1 and L2 set before the reads (e.g. "NO_HRTICK NO_HRTICK_DL").
 
 Usage: kvm-nested-posted-bench.py QEMU "KERNEL..." "VCPUS..." RUNS READS
        ["REGIME..."]
@@ -46,10 +49,20 @@ FETCH = os.path.join(os.path.dirname(HERE), "fetch-kvm-host.sh")
 def one(qemu, hostdir, vcpus, reads, regime):
     hist = os.environ.get("BENCH_POSTED_HIST") == "1"
     run = posted.run_pipeline(qemu, hostdir, vcpus, reads, regime=regime,
-                              sched_trace=True, hist=hist)
+                              sched_trace=True, hist=hist,
+                              l2_append=os.environ.get(
+                                  "BENCH_POSTED_L2_APPEND", ""),
+                              sched_features=os.environ.get(
+                                  "BENCH_POSTED_SCHED_FEATURES", "").split())
     last, l2 = run["l0_last"] or {}, run["l2"]
     if hist:
         print("  L2 jiffies/s: %s" % l2["hz"])
+        for line in l2["out"].splitlines():
+            if line.startswith(("L2 HRTIMER", "L2 SCHED", "L2 DMESG")):
+                print("  " + line)
+        for line in run["res"]["l2"]["hist"].splitlines():
+            if line.startswith(("sched_features", "dmesg")):
+                print("  L1 " + line)
         # where L1's exits and interrupts go during the reads
         for event, counts in sorted((run["hists"] or {}).items()):
             top = sorted(counts.items(), key=lambda kv: -kv[1])[:8]

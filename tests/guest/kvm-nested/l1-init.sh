@@ -75,6 +75,11 @@ t=/sys/kernel/tracing
 mount -t tracefs tracefs $t
 dbg=/sys/kernel/debug
 mount -t debugfs debugfs $dbg
+# tb_sched_features (kernel command line): scheduler features to set,
+# comma-separated (e.g. NO_HRTICK,NO_HRTICK_DL)
+for f in $(echo "$tb_sched_features" | tr , ' '); do
+    echo "$f" > $dbg/sched/features
+done
 mark L1 EVENTS
 for e in $t/events/kvm/kvm_apicv_inhibit_changed \
          $t/events/kvm/kvm_pi_irte_update $t/events/kvm/kvm_avic_*; do
@@ -94,6 +99,7 @@ done
 hists=
 if [ -n "$tb_hist" ]; then
     hists="kvm/kvm_msr:ecx.hex,write irq/irq_handler_entry:irq"
+    hists="$hists timer/hrtimer_expire_entry:function.sym"
     for e in $t/events/irq_vectors/*_entry; do
         [ -f "$e/trigger" ] && hists="$hists irq_vectors/${e##*/}:vector"
     done
@@ -214,6 +220,8 @@ for r in /runs/*; do
         hist pause
         mark CASE "$name" HIST
         { cat /tmp/hist.clock
+          echo "sched_features $(cat $dbg/sched/features 2>/dev/null)"
+          dmesg | grep -i 'preempt' | sed 's/^/dmesg /'
           for h in $hists; do
               echo "## ${h%%:*}"
               grep -v '^#' "$t/events/${h%%:*}/hist"

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 
-from testbed import RUN_TIMEOUT, run_testbed, stamped_lines
+from testbed import L2_ARGS, RUN_TIMEOUT, run_testbed, stamped_lines
 import avic
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -104,10 +104,14 @@ def counters(stats):
 REGIMES = ("blocking", "preempted")
 
 
-def l2_files(tmp, hostdir, readers, reads, regime="blocking"):
+def l2_files(tmp, hostdir, readers, reads, regime="blocking", hist=False,
+             sched_features=()):
     """L2's nvme modules and its /l2-run: readers dd's in parallel, each
     pinned to one vCPU, each reading its own reads blocks; in the
-    preempted regime a busy loop shares each reader's vCPU."""
+    preempted regime a busy loop shares each reader's vCPU.  hist: L2
+    prints, after the reads, its hrtimers' expiries by function ("L2
+    HRTIMER"), its scheduler features and preemption model.
+    sched_features: scheduler features L2 sets before the reads."""
     if regime not in REGIMES:
         raise ValueError("regime %r: want one of %s" % (regime, REGIMES))
     mods = os.path.join(hostdir, "l2-modules")
@@ -124,10 +128,19 @@ def l2_files(tmp, hostdir, readers, reads, regime="blocking"):
                     % (m, m))
         f.write("i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 200 ]; do "
                 "usleep 100000; i=$((i+1)); done\n")
+        if sched_features:
+            f.write("mount -t debugfs none /sys/kernel/debug\n")
+        for feature in sched_features:
+            f.write("echo %s > /sys/kernel/debug/sched/features\n" % feature)
         if regime == "preempted":
             for r in range(readers):
                 f.write("taskset -c %d sh -c 'while :; do :; done' & "
                         "busy=\"$busy $!\"\n" % r)
+        if hist:
+            # L2's own hrtimers over the reads, by function (hist trigger)
+            f.write("mount -t tracefs none /sys/kernel/tracing; "
+                    "h=/sys/kernel/tracing/events/timer/hrtimer_expire_entry"
+                    "; echo 'hist:keys=function.sym' > $h/trigger\n")
         f.write("echo '=== POSTED BEFORE ==='; grep nvme /proc/interrupts\n")
         # L2's jiffies: with the stamps (L1's uptime), its tick rate
         f.write("sed -n 's/^timestamp /L2 JIFFIES /p' /proc/schedstat\n")
@@ -142,6 +155,12 @@ def l2_files(tmp, hostdir, readers, reads, regime="blocking"):
         else:
             f.write("wait\n")
         f.write("echo '=== POSTED AFTER ==='; grep nvme /proc/interrupts\n")
+        if hist:
+            f.write("echo 'hist:keys=function.sym:pause' >> $h/trigger; "
+                    "grep hitcount $h/hist | sed 's/^/L2 HRTIMER /'; "
+                    "mount -t debugfs none /sys/kernel/debug 2>/dev/null; "
+                    "echo \"L2 SCHED $(cat /sys/kernel/debug/sched/features)\""
+                    "; dmesg | grep -i preempt | sed 's/^/L2 DMESG /'\n")
         f.write("sed -n 's/^timestamp /L2 JIFFIES /p' /proc/schedstat\n")
         # time for the query (qmp_at) to be answered before power-off
         f.write("sleep 2\n")
@@ -302,7 +321,8 @@ def stopped_early(res):
 
 def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                  run_timeout=None, regime="blocking", sched_trace=False,
-                 exit_trace=False, hist=False):
+                 exit_trace=False, hist=False, l2_append="",
+                 sched_features=()):
     """One run; returns {"res": the test bed's result, "l0_first",
     "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
     "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
@@ -316,7 +336,9 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     "exit_reasons" counts its reasons over the reads (else None).
     hist: L1 counts, during the reads, the MSR accesses its KVM handled
     (by MSR), its interrupt vectors and device IRQs: "hists" is
-    l1_hists() of them (else None)."""
+    l1_hists() of them (else None).  l2_append: more of L2's kernel
+    command line.  sched_features: scheduler features L1 and L2 set
+    (e.g. NO_HRTICK)."""
     if run_timeout is None:
         run_timeout = RUN_TIMEOUT + 60 * max(0, vcpus - 2)
     with tempfile.TemporaryDirectory(prefix="kvm-nested-posted-") as tmp:
@@ -333,8 +355,12 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
               ["-M", "q35,kernel-irqchip=split", "-cpu", "host,+x2apic",
                "-smp", str(vcpus), "-device", "vfio-pci,host=" + BDF] +
               # vCPU threads named "CPU n/KVM" in L1's sched_switch
-              (["-name", "debug-threads=on"] if sched_trace else []),
-              "files": l2_files(tmp, hostdir, vcpus, reads, regime),
+              (["-name", "debug-threads=on"] if sched_trace else []) +
+              # the last -append counts: L2_ARGS's, and more
+              (["-append", L2_ARGS[L2_ARGS.index("-append") + 1] + " " +
+                l2_append] if l2_append else []),
+              "files": l2_files(tmp, hostdir, vcpus, reads, regime, hist,
+                                sched_features),
               "stamp": True,
               # L2's QEMU asked while the readers run (vectors set up)
               "qmp": [{"execute": "x-query-kvm-apicv"}],
@@ -353,7 +379,10 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                               # a ring that keeps the whole L2 run
                               l1_append="tb_vfio=%s tb_trace_kb=8192%s"
                               % (BDF, tb_events(sched_trace, exit_trace)) +
-                              (" tb_hist=1" if hist else ""),
+                              (" tb_hist=1" if hist else "") +
+                              (" tb_sched_features=" +
+                               ",".join(sched_features)
+                               if sched_features else ""),
                               run_timeout=run_timeout,
                               after=[HOST_STATS], retry=stopped_early,
                               l0_shutdown_grace=5)
