@@ -625,7 +625,14 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
      * write lands in both, the effects of both due in order (@also).
      */
     access = avic_apic_access(reg, write, false);
-    if ((offset & 0xf) + size > 16) {
+    if ((offset & 0xf) + size > 32) {
+        /*
+         * More than two registers at once (FNSAVE, FXSAVE, a TSS):
+         * faults at the first, for the hypervisor to emulate, rather
+         * than land in registers no exit would tell it of
+         */
+        access = AVIC_ACCESS_FAULT;
+    } else if ((offset & 0xf) + size > 16) {
         uint32_t next = MIN(offset + size - 1, AVIC_BACKING_PAGE_SIZE - 1) &
                         ~0xfu;
         AvicAccess second = avic_apic_access(next, write, false);
@@ -661,9 +668,17 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
              * One REP iteration: each takes its effect at its own
              * boundary, in order, before a later one can fault
              */
-            cs->cflags_next_tb = cs->tcg_cflags | CF_NOIRQ | CF_REP_ONCE |
-                1 | (cs->singlestep_enabled ? CF_SINGLE_STEP |
-                     CF_NO_GOTO_TB | CF_NO_GOTO_PTR : 0);
+            /*
+             * Not CF_PARALLEL: a LOCK-prefixed access would take the
+             * exclusive path (a misaligned one), whose TB is no replay
+             * TB, and record the effect again each time.  The operand
+             * is this vCPU's backing page: only its IRR is written by
+             * others, and a write to IRR faults.
+             */
+            cs->cflags_next_tb = (cs->tcg_cflags & ~CF_PARALLEL) |
+                CF_NOIRQ | CF_REP_ONCE | 1 |
+                (cs->singlestep_enabled ? CF_SINGLE_STEP |
+                 CF_NO_GOTO_TB | CF_NO_GOTO_PTR : 0);
             cpu_loop_exit_noexc(cs);
         }
         if (!cs->watchpoint_hit &&

@@ -38,8 +38,10 @@ def run(qemu, args, timeout=60):
     return p.returncode, p.stdout, p.stderr
 
 
-def guest(qemu, elf, machine, cpu):
+def guest(qemu, elf, machine, cpu, smp=1):
+    # 2 CPUs (the second never started): TCG's parallel code (MTTCG)
     return run(qemu, ["-accel", "tcg", "-M", machine, "-cpu", cpu,
+                      "-smp", str(smp),
                       "-kernel", elf, "-debugcon", "stdio",
                       "-device", "isa-debug-exit,iobase=0xf4,iosize=1"])
 
@@ -48,8 +50,8 @@ def main():
     qemu, elf = sys.argv[1:3]
     start = time.time()
     errors = []
-    for machine in ("q35", "pc"):
-        rc, out, err = guest(qemu, elf, machine, CPU)
+    for machine, smp in (("q35", 2), ("pc", 1)):
+        rc, out, err = guest(qemu, elf, machine, CPU, smp)
         lines = out.splitlines()
         fails = [l for l in lines if l.startswith("FAIL")]
         oks = [l for l in lines if l.startswith("OK")]

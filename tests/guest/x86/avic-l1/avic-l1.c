@@ -17,7 +17,10 @@
  * store, or MASKMOVDQU's two) lands in both and traps for each, the
  * second exit at the next VMRUN, and a REP string store takes each
  * iteration's exit at its own boundary; the second exit waits for its
- * VMCB while another runs, and is dropped when L1 moved L2 elsewhere.
+ * VMCB while another runs, and is dropped when L1 moved L2 elsewhere;
+ * a LOCK-prefixed misaligned write traps once (the q35 run has 2 CPUs,
+ * so that TCG's code is the parallel one); an FNSAVE over more than two
+ * registers faults at the first.
  * Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
@@ -81,6 +84,16 @@ static void check(const char *what, uint64_t got, uint64_t want)
 static void put32(unsigned off, uint32_t v)
 {
     *(volatile uint32_t *)(vmcb + off) = v; /* VMRUN reads it */
+}
+
+static void put64_in(uint8_t *v_mcb, unsigned off, uint64_t v)
+{
+    *(volatile uint64_t *)(v_mcb + off) = v; /* VMRUN reads it */
+}
+
+static uint64_t get64_in(uint8_t *v_mcb, unsigned off)
+{
+    return *(volatile uint64_t *)(v_mcb + off); /* #VMEXIT wrote it */
 }
 
 static void put64(unsigned off, uint64_t v)
@@ -330,6 +343,25 @@ void l1_main(void)
     check("rip", get64(VMCB_RIP), (uint32_t)l2_rep_end + 1);
     (void)l2_rep;
 
+    puts_dbg("-- LOCK OR into SVR, misaligned: one trap, rIP past it\n");
+    backing0[0xf0 / 4] = 0x1ff;
+    put64(VMCB_RIP, (uint32_t)l2_lock_svr);
+    expect_exit("SVR's trap", EXIT_AVIC_NOACCEL, 0x1000000f0ull, 0,
+                l2_lock_svr_end);
+    check("SVR's byte 3 or'ed", backing0[0xf0 / 4], 0x010001ff);
+    check("then L2's HLT", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_lock_svr_end);
+    (void)l2_lock_svr;
+
+    puts_dbg("-- FNSAVE over the LVTs: more than two registers, a fault\n");
+    backing0[0x320 / 4] = 0x10000;
+    backing0[0x380 / 4] = 0;
+    put64(VMCB_RIP, (uint32_t)l2_fnsave);
+    expect_exit("LVT timer's fault, rIP at the FNSAVE", EXIT_AVIC_NOACCEL,
+                0x100000320ull, 0, l2_fnsave);
+    check("LVT timer not written", backing0[0x320 / 4], 0x10000);
+    check("TMICT not written", backing0[0x380 / 4], 0);
+
     puts_dbg("-- the store across LDR and DFR, then another VMCB runs\n");
     put64(VMCB_RIP, (uint32_t)l2_cross);
     expect_exit("LDR's trap", EXIT_AVIC_NOACCEL, 0x1000000d0ull, 0,
@@ -337,10 +369,10 @@ void l1_main(void)
     for (unsigned i = 0; i < sizeof(vmcb); i++) {
         vmcb2[i] = vmcb[i];
     }
-    *(volatile uint64_t *)(vmcb2 + VMCB_RIP) = (uint32_t)l2_just_hlt;
+    put64_in(vmcb2, VMCB_RIP, (uint32_t)l2_just_hlt);
     svm_run((uint32_t)vmcb2);
     check("the other VMCB: its HLT, no carried trap",
-          *(volatile uint64_t *)(vmcb2 + VMCB_EXIT_CODE), EXIT_HLT);
+          get64_in(vmcb2, VMCB_EXIT_CODE), EXIT_HLT);
     expect_exit("DFR's trap, at the next VMRUN of its own VMCB",
                 EXIT_AVIC_NOACCEL, 0x1000000e0ull, 0, l2_cross_end);
 

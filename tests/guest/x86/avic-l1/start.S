@@ -204,6 +204,26 @@ l2_rep_end:
     cld
     hlt
 
+    /*
+     * 11e: a LOCK-prefixed, misaligned read-modify-write of SVR (bytes
+     * 2-5): one trap exit with rIP past it, then the HLT (under MTTCG
+     * such an access takes TCG's exclusive path)
+     */
+    .globl l2_lock_svr, l2_lock_svr_end
+l2_lock_svr:
+    lock orl $0x100, APIC + 0xf2
+l2_lock_svr_end:
+    hlt
+
+    /*
+     * 11f: FNSAVE (108 bytes) at LVT timer: the LVTs, TMICT and more in
+     * one access: a fault at the first register, nothing written
+     */
+    .globl l2_fnsave
+l2_fnsave:
+    fnsave APIC + 0x320
+    hlt
+
     /* 11d: where L1 sends L2 instead of resuming it, or a second VMCB */
     .globl l2_just_hlt
 l2_just_hlt:
