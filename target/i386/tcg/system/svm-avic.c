@@ -278,6 +278,15 @@ static bool avic_write_effect(CPUX86State *env, uint32_t offset,
         return false;
     }
     *exit = (AvicExit) { SVM_EXIT_AVIC_NOACCEL, offset | (1ULL << 32), 0 };
+    if (!cpu_svm_avic_active(env) &&
+        (offset == AVIC_REG_EOI || offset == AVIC_REG_ICR_LO)) {
+        /*
+         * Carried to a VMRUN with AVIC off (KVM inhibited it): not run
+         * behind the hypervisor's back, but its trap exit, with which
+         * KVM runs the write from the page itself
+         */
+        return true;
+    }
     switch (offset) {
     case AVIC_REG_TPR:
         avic_apic_set_tpr(page.regs, PAGE_REG(&page, AVIC_REG_TPR));
@@ -383,11 +392,10 @@ static void avic_drop_due(CPUX86State *env)
  * them otherwise (the VMCB ran since, or its page is another's now).
  * One record per CPU: a CPU's second carry before the first VMCB runs
  * again replaces the first (L1 re-enters after handling the exit).
- * What is carried is always a trap-class register's exit: the register
- * before TPR, EOI or ICR low faults on a write (so would a store across
- * it, whole), so these are only ever the first register of a store and
- * run at once, never carried: none runs accelerated at a VMRUN that has
- * AVIC off.
+ * An ascending store never carries TPR, EOI or ICR low (the register
+ * before each faults on a write), a descending one can (PUSHA with its
+ * stack in the page): taken at a VMRUN with AVIC off, EOI and ICR low
+ * become their trap exits (avic_write_effect()), TPR sets V_TPR.
  */
 static QemuSpin avic_carry_lock;    /* taking and replacing records */
 
@@ -666,10 +674,8 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             cpu_restore_state(cs, retaddr);
             /*
              * One REP iteration: each takes its effect at its own
-             * boundary, in order, before a later one can fault
-             */
-            /*
-             * Not CF_PARALLEL: a LOCK-prefixed access would take the
+             * boundary, in order, before a later one can fault.  Not
+             * CF_PARALLEL: a LOCK-prefixed access would take the
              * exclusive path (a misaligned one), whose TB is no replay
              * TB, and record the effect again each time.  The operand
              * is this vCPU's backing page: only its IRR is written by

@@ -20,7 +20,8 @@
  * VMCB while another runs, and is dropped when L1 moved L2 elsewhere;
  * a LOCK-prefixed misaligned write traps once (the q35 run has 2 CPUs,
  * so that TCG's code is the parallel one); an FNSAVE over more than two
- * registers faults at the first.
+ * registers faults at the first; EOI carried by a far CALL to a VMRUN
+ * with AVIC off comes as its trap exit, the ISR left to L1.
  * Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
@@ -361,6 +362,21 @@ void l1_main(void)
                 0x100000320ull, 0, l2_fnsave);
     check("LVT timer not written", backing0[0x320 / 4], 0x10000);
     check("TMICT not written", backing0[0x380 / 4], 0);
+
+    puts_dbg("-- far CALL from RRD down into EOI, AVIC off at the next VMRUN\n");
+    backing0[(0x100 + 2 * 16) / 4] = 1u << (0x50 - 64);     /* ISR 0x50 */
+    put64(VMCB_RIP, (uint32_t)l2_farcall);
+    expect_exit("RRD's trap", EXIT_AVIC_NOACCEL, 0x1000000c0ull, 0,
+                l2_farcall_target);
+    put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING);            /* AVIC off */
+    expect_exit("EOI's trap, not the EOI itself", EXIT_AVIC_NOACCEL,
+                0x1000000b0ull, 0, l2_farcall_target);
+    check("ISR 0x50 still set (KVM does the EOI)",
+          backing0[(0x100 + 2 * 16) / 4], 1u << (0x50 - 64));
+    backing0[(0x100 + 2 * 16) / 4] = 0;
+    put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING | INT_CTL_AVIC_ENABLE);
+    put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
+    (void)l2_farcall;
 
     puts_dbg("-- the store across LDR and DFR, then another VMCB runs\n");
     put64(VMCB_RIP, (uint32_t)l2_cross);

@@ -224,6 +224,18 @@ l2_fnsave:
     fnsave APIC + 0x320
     hlt
 
+    /*
+     * 11g: a far CALL with the stack at RRD + 4: it pushes CS into RRD
+     * (a trap), then the return EIP into EOI, which is carried to the
+     * next VMRUN
+     */
+    .globl l2_farcall, l2_farcall_target
+l2_farcall:
+    mov $(APIC + 0xc4), %esp
+    lcall $0x08, $l2_farcall_target
+l2_farcall_target:
+    hlt
+
     /* 11d: where L1 sends L2 instead of resuming it, or a second VMCB */
     .globl l2_just_hlt
 l2_just_hlt:
