@@ -363,7 +363,7 @@ void l1_main(void)
     check("LVT timer not written", backing0[0x320 / 4], 0x10000);
     check("TMICT not written", backing0[0x380 / 4], 0);
 
-    puts_dbg("-- far CALL from RRD down into EOI, AVIC off at the next VMRUN\n");
+    puts_dbg("-- far CALL from RRD into EOI, AVIC off at the next VMRUN\n");
     backing0[(0x100 + 2 * 16) / 4] = 1u << (0x50 - 64);     /* ISR 0x50 */
     put64(VMCB_RIP, (uint32_t)l2_farcall);
     expect_exit("RRD's trap", EXIT_AVIC_NOACCEL, 0x1000000c0ull, 0,
