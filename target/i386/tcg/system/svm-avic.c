@@ -664,10 +664,14 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
     }
     if (write && access != AVIC_ACCESS_ALLOW) {
         if (!retaddr) {
-            /* not from translated code: nothing to re-execute alone */
-            avic_noaccel_exit(env, reg, write, 0, 0);
-        }
-        if (!env->avic_replay || !avic_in_replay_tb(retaddr)) {
+            /*
+             * An event's delivery pushing onto a stack in the page:
+             * nothing to replay.  The stores land, their effects come
+             * once it is delivered, rIP at the handler (a fault-style
+             * exit at a trap offset, where KVM takes the write as done,
+             * would have it deliver the event again, forever).
+             */
+        } else if (!env->avic_replay || !avic_in_replay_tb(retaddr)) {
             /* Again, alone in a TB, so the effect comes right after it */
             avic_take_due_effect(env, retaddr);
             env->avic_replay = true;

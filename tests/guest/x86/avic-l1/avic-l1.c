@@ -21,7 +21,8 @@
  * a LOCK-prefixed misaligned write traps once (the q35 run has 2 CPUs,
  * so that TCG's code is the parallel one); an FNSAVE over more than two
  * registers faults at the first; EOI carried by a far CALL to a VMRUN
- * with AVIC off comes as its trap exit, the ISR left to L1.
+ * with AVIC off comes as its trap exit, the ISR left to L1; an INT whose
+ * pushes land in SVR traps once delivered, rIP at the handler.
  * Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
@@ -377,6 +378,20 @@ void l1_main(void)
     put32(VMCB_INT_CTL, INT_CTL_V_INTR_MASKING | INT_CTL_AVIC_ENABLE);
     put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
     (void)l2_farcall;
+
+    puts_dbg("-- INT 0x41 pushing into SVR: a trap once it is delivered\n");
+    backing0[0xf0 / 4] = 0x1ff;
+    backing0[0xf4 / 4] = 0;
+    put64(VMCB_RIP, (uint32_t)l2_int);
+    expect_exit("SVR's trap, rIP at the handler", EXIT_AVIC_NOACCEL,
+                0x1000000f0ull, 0, l2_irq_41);
+    check("return EIP pushed into SVR's bytes 4-7", backing0[0xf4 / 4],
+          (uint32_t)l2_int_end);
+    check("SVR itself untouched", backing0[0xf0 / 4], 0x1ff);
+    put64(VMCB_RIP, (uint32_t)l2_just_hlt);
+    put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
+    check("then L2's HLT", run(), EXIT_HLT);
+    (void)l2_int;
 
     puts_dbg("-- the store across LDR and DFR, then another VMCB runs\n");
     put64(VMCB_RIP, (uint32_t)l2_cross);

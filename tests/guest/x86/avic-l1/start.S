@@ -236,6 +236,17 @@ l2_farcall:
 l2_farcall_target:
     hlt
 
+    /*
+     * 11h: INT 0x41 with the stack at the end of SVR: the delivery
+     * pushes EFLAGS, CS and EIP into SVR's upper bytes (a trap)
+     */
+    .globl l2_int, l2_int_end
+l2_int:
+    mov $(APIC + 0x100), %esp
+    int $0x41
+l2_int_end:
+    hlt
+
     /* 11d: where L1 sends L2 instead of resuming it, or a second VMCB */
     .globl l2_just_hlt
 l2_just_hlt:
