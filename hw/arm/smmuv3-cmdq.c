@@ -26,7 +26,7 @@
  * stays.  A command error stops the queue from the moment the owner
  * finds it until GERRORN acknowledges GERROR.CMDQ_ERR, so no thread
  * runs the failing command again before it is reported.
- * A batch that needs the BQL (IOMMU notifiers of vhost or VFIO are
+ * A batch that needs the BQL (IOMMU UNMAP notifiers, vhost's, are
  * registered, the list changed under s->mutex; or a CFGI_STE/CFGI_CD,
  * which looks up devices that hotplug adds under the BQL) is left to an
  * owner that holds it: an owner without it lets go, takes the BQL and
@@ -44,8 +44,9 @@
  * the queue was disabled and enabled again (its base, CONS or commands
  * rewritten meanwhile) is read again, never run.
  *
- * A command queue outside RAM or ROM (MMIO, a RAM device) is not read:
- * the command faults with CERROR_ABT, as an abort on the fetch would.
+ * A command queue outside RAM or ROM (MMIO, a RAM device) is read as
+ * stock QEMU reads it, through the memory API, by an owner that holds
+ * the BQL (one without lets go and takes it first).
  */
 
 #include "qemu/osdep.h"
@@ -58,6 +59,7 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/arm/smmuv3.h"
+#include "system/dma.h"
 #include "system/irq-stats.h"
 #include "system/qtest.h"
 #include "system/runstate.h"
@@ -198,7 +200,7 @@ void smmuv3_cmdq_sync_irq(SMMUv3State *s)
 /*
  * Copy up to @n commands at @addr out of guest RAM, as many as lie in
  * one RAM (or ROM device) region: 0 if the first does not.  Never
- * dispatches to MMIO: the owner may not take the BQL.
+ * dispatches to MMIO: the owner may not take the BQL (cmdq_fetch_mmio()).
  */
 static unsigned cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
 {
@@ -222,6 +224,37 @@ static unsigned cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
         }
     }
     return n;
+}
+
+/*
+ * One command at @addr outside RAM (MMIO), read through the memory API
+ * as stock QEMU reads the queue: under the BQL, before s->mutex.
+ * 0 if the read fails (an abort on the fetch).
+ */
+static unsigned cmdq_fetch_mmio(SMMUv3State *s, hwaddr addr, Cmd *cmd)
+{
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+    MemTxResult res;
+    unsigned j;
+
+    assert(bql_locked());
+    /*
+     * Stock drains inside the SMMU's MMIO write: a queue in the SMMU's
+     * own registers is re-entrant IO there, refused.  The flag is the
+     * BQL's (the lockless region does not use it).
+     */
+    guard->engaged_in_io = true;
+    res = dma_memory_read(&address_space_memory, addr, cmd, sizeof(*cmd),
+                          MEMTXATTRS_UNSPECIFIED);
+    guard->engaged_in_io = engaged;
+    if (res != MEMTX_OK) {
+        return 0;
+    }
+    for (j = 0; j < ARRAY_SIZE(cmd->word); j++) {
+        le32_to_cpus(&cmd->word[j]);
+    }
+    return 1;
 }
 
 /* Whether running @cmds needs the BQL (see the top of the file). */
@@ -298,6 +331,14 @@ static bool cmdq_drain(SMMUv3State *s, SMMUv3Cmdq *c, unsigned *budget)
         n = MIN(MIN(ahead, size), MIN(CMDQ_BATCH, *budget));
         n = MIN(n, size - idx);     /* up to the end of the ring */
         n = cmdq_fetch(Q_BASE(q) + idx * q->entry_size, cmds, n);
+        if (!n) {
+            if (!bql_locked()) {
+                /* Not RAM: read by an owner with the BQL */
+                qatomic_set(&c->want_bql, true);
+                return true;
+            }
+            n = cmdq_fetch_mmio(s, Q_BASE(q) + idx * q->entry_size, cmds);
+        }
         if (!n) {
             error = SMMU_CERROR_ABT;
         }
@@ -538,19 +579,40 @@ static const MemoryRegionOps cmdq_mmio_ops = {
     },
 };
 
+/*
+ * vCPUs stopped, the BQL held: drain the queue whole.  Only a thread
+ * that no vCPU stop waits for (a qtest stress thread) can own the queue
+ * now; an owner never waits for the BQL (it lets go first, and walks
+ * and fetches outside RAM need the BQL only of a thread that holds it),
+ * so waiting for it to let go ends.
+ */
+static void cmdq_drain_stopped(SMMUv3State *s)
+{
+    SMMUv3Cmdq *c = s->cmdq_lockless;
+
+    do {
+        while (qatomic_load_acquire(&c->owned)) {
+            g_usleep(10);
+        }
+        cmdq_kick_budget(s, UINT_MAX);
+    } while (cmdq_has_work(s));
+}
+
 static void cmdq_vm_state_change(void *opaque, bool running, RunState state)
 {
     if (running) {
-        /* Every device loaded (vhost, the GIC): drain what is left */
+        /* Every other handler ran (vhost started): drain what is left */
         smmuv3_cmdq_kick(opaque);
     } else {
         /*
-         * vCPUs paused, the BQL held, no device saved yet: run what a
-         * bottom half or an owner left, so that its interrupts reach
-         * the interrupt controller before it is saved (the SMMU is
-         * saved after it: MIG_PRI_IOMMU)
+         * vCPUs paused, the BQL held, before every other handler (vhost
+         * stops, the in-kernel GIC saves its pending tables) and before
+         * any device is saved: run what a bottom half or an owner left,
+         * so that its invalidations reach vhost and its interrupts the
+         * interrupt controller's saved state (the SMMU is saved after
+         * it: MIG_PRI_IOMMU)
          */
-        cmdq_kick_budget(opaque, UINT_MAX);
+        cmdq_drain_stopped(opaque);
     }
 }
 
@@ -563,7 +625,8 @@ void smmuv3_cmdq_init(SMMUv3State *s, MemoryRegion *iomem)
     memory_region_init_io(&c->iomem, OBJECT(s), &cmdq_mmio_ops, s,
                           "smmuv3-cmdq", 8);
     memory_region_enable_lockless_io(&c->iomem);
-    qemu_add_vm_change_state_handler(cmdq_vm_state_change, s);
+    /* First when the VM stops, last when it runs */
+    qemu_add_vm_change_state_handler_prio(cmdq_vm_state_change, s, INT_MAX);
     memory_region_add_subregion_overlap(iomem, A_CMDQ_PROD, &c->iomem, 1);
     c->stats_group = irq_stats_register(OBJECT(s), STATS_TARGET_IRQ_DEVICE,
                                         cmdq_stat_defs, c->stats,
@@ -583,6 +646,10 @@ void smmuv3_cmdq_reset(SMMUv3State *s)
     SMMUv3Cmdq *c = s->cmdq_lockless;
 
     if (c) {
+        /* vCPUs stopped: a batch read before the reset is not run */
+        qemu_mutex_lock(&s->mutex);
+        qatomic_store_release(&c->enable_gen, c->enable_gen + 1);
+        qemu_mutex_unlock(&s->mutex);
         qatomic_set(&c->sync_irq, false);
         qatomic_set(&c->error, 0);
         qatomic_set(&c->error_unreported, 0);
@@ -593,12 +660,15 @@ void smmuv3_cmdq_reset(SMMUv3State *s)
 void smmuv3_cmdq_pre_save(SMMUv3State *s)
 {
     /*
-     * vCPUs stopped, the BQL held: no other owner.  The stop drained
-     * the queue (cmdq_vm_state_change()); a VM saved without running
-     * since load is drained here, as stock QEMU does in the PROD write,
-     * so that a stock destination finds nothing it would leave
-     * undrained.
+     * vCPUs stopped, the BQL held.  The stop drained the queue
+     * (cmdq_vm_state_change()), and a stream (stock's or the fork's)
+     * carries a drained queue or one held by an error, so nothing is
+     * left here unless the queue was written while the VM was stopped
+     * (a debugger's store to CMDQ_PROD): drained here, as stock QEMU
+     * drains in the PROD write, so that a stock destination finds
+     * nothing it would leave undrained.  An interrupt this raises comes
+     * after the interrupt controller's state is saved.
      */
-    cmdq_kick_budget(s, UINT_MAX);
+    cmdq_drain_stopped(s);
 }
 

@@ -7,7 +7,8 @@
  * CMDQ_PROD are consumed in order, CMDQ_CONS (and its wrap bit) follows,
  * a 64-bit access covers PROD and CONS; an illegal command stops the
  * queue with CMDQ_CONS.ERR = CERROR_ILL and GERROR.CMDQ_ERR until
- * GERRORN acknowledges it; a queue outside RAM stops with CERROR_ABT;
+ * GERRORN acknowledges it; a queue in MMIO is read as stock reads it,
+ * one where nothing answers stops with CERROR_ABT;
  * nothing is consumed while CR0.CMDQEN is clear, CMDQ_CONS is written
  * only then; page 1's alias of CMDQ_PROD/CONS works as page 0's; more
  * commands than one kick runs are drained from a bottom half;
@@ -215,10 +216,41 @@ static void test_illegal(void)
     stop(c);
 }
 
-/* A queue in MMIO (the SMMU's own registers): CERROR_ABT, nothing run. */
-static void test_queue_not_ram(void)
+/*
+ * A queue in MMIO is read through the memory API, as stock reads it:
+ * virt's PL011 reads as zeros, an illegal command (not an abort).
+ */
+static void test_queue_in_mmio(void)
+{
+    Ctx *c = start(0x09000000ULL);
+
+    c->prod = 1;
+    publish(c);
+    g_assert_cmphex(cons(c) & 0xffffff, ==, 0);
+    g_assert_cmpuint(CONS_ERR(cons(c)), ==, CERROR_ILL);
+    stop(c);
+}
+
+/*
+ * A queue in the SMMU's own registers: stock reads it inside the SMMU's
+ * MMIO write, re-entrant IO that QEMU refuses, so CERROR_ABT.
+ */
+static void test_queue_in_smmu(void)
 {
     Ctx *c = start(SMMU);
+
+    c->prod = 1;
+    publish(c);
+    g_assert_cmphex(cons(c) & 0xffffff, ==, 0);
+    g_assert_cmpuint(CONS_ERR(cons(c)), ==, CERROR_ABT);
+    g_assert_cmpuint(smmu_stat(c, "smmu-cmdq-commands"), ==, 0);
+    stop(c);
+}
+
+/* A queue where nothing answers (a hole of virt's map): CERROR_ABT */
+static void test_queue_not_mapped(void)
+{
+    Ctx *c = start(0x0b000000ULL);
 
     c->prod = 1;
     publish(c);
@@ -509,7 +541,9 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/wrap", test_wrap);
     qtest_add_func("/smmuv3-cmdq/disabled", test_disabled);
     qtest_add_func("/smmuv3-cmdq/illegal", test_illegal);
-    qtest_add_func("/smmuv3-cmdq/queue-not-ram", test_queue_not_ram);
+    qtest_add_func("/smmuv3-cmdq/queue-in-mmio", test_queue_in_mmio);
+    qtest_add_func("/smmuv3-cmdq/queue-in-smmu", test_queue_in_smmu);
+    qtest_add_func("/smmuv3-cmdq/queue-not-mapped", test_queue_not_mapped);
     qtest_add_func("/smmuv3-cmdq/queue-in-flash", test_queue_in_flash);
     qtest_add_func("/smmuv3-cmdq/tlbi-el2", test_tlbi_el2_not_counted);
     qtest_add_func("/smmuv3-cmdq/page1-alias", test_page1_alias);
