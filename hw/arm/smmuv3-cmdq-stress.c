@@ -44,6 +44,16 @@
  * one kick's budget) and otherwise leaves the BQL to the thread that
  * drains a CFGI_STE.  Run by tests/qtest/smmuv3-cmdq-test
  * (smmuv3-cmdq/stress), and under ThreadSanitizer by `make check-tsan`.
+ *
+ *   smmuv3-walk-mmio
+ *   -> OK thread=fault bql=0x<output address>
+ *
+ * The same set-up, with stream 0's last-level table placed over the
+ * SMMU's own registers, so that page WALK_PAGE's descriptor is the
+ * EVENTQ_BASE register (a 64-bit register that holds what is written):
+ * a translation on a thread without the BQL must fail (walks read MMIO
+ * only under the BQL, smmu-table-read.c), and the same translation with
+ * the BQL must read the register, as stock QEMU does.
  * Registered from smmuv3_cmdq_init() under qtest.
  */
 
@@ -671,6 +681,79 @@ out:
     return rsp;
 }
 
+/* Page of stream 0 whose descriptor is the register at A_EVENTQ_BASE */
+#define WALK_PAGE       (A_EVENTQ_BASE / 8)
+#define WALK_OUT        0x40000000ULL
+
+static void *walk_translator(void *opaque)
+{
+    StressState *st = opaque;
+    IOMMUMemoryRegionClass *imrc = IOMMU_MEMORY_REGION_GET_CLASS(st->iommu);
+    IOMMUTLBEntry *e = g_new(IOMMUTLBEntry, 1);
+
+    rcu_register_thread();
+    *e = imrc->translate(st->iommu, stress_iova(WALK_PAGE), IOMMU_RO, 0);
+    rcu_unregister_thread();
+    return e;
+}
+
+static char *walk_mmio_run(SMMUv3State *s)
+{
+    StressState *st = g_new0(StressState, 1);
+    IOMMUMemoryRegionClass *imrc;
+    g_autofree IOMMUTLBEntry *e = NULL;
+    IOMMUTLBEntry b;
+    QemuThread thread;
+    const char *err;
+    char *rsp;
+    uint8_t *ram;
+
+    st->s = s;
+    qemu_mutex_init(&st->reserve_lock);
+    qemu_mutex_init(&st->prod_lock);
+    qemu_mutex_init(&st->fail_lock);
+    err = stress_setup(st);
+    if (!err) {
+        /* Stream 0's L2[1]: an L3 table at the SMMU's registers */
+        ram = stress_ram(STRESS_BASE, STRESS_SIZE);
+        ((uint64_t *)(ram + (PT_L2_ADDR - STRESS_BASE)))[1] =
+            cpu_to_le64(st->mmio | PTE_TABLE);
+        stress_writeq(st, A_EVENTQ_BASE, WALK_OUT | PTE_PAGE);
+        bql_unlock();
+        err = stress_prepare(st);   /* forgets cached configurations */
+        bql_lock();
+    }
+    if (err) {
+        rsp = g_strdup_printf("FAIL %s", err);
+        goto out;
+    }
+    /* The BQL let go meanwhile: a walk that took it would not block */
+    qemu_thread_create(&thread, "smmuv3-walk", walk_translator, st,
+                       QEMU_THREAD_JOINABLE);
+    bql_unlock();
+    e = qemu_thread_join(&thread);
+    bql_lock();
+    imrc = IOMMU_MEMORY_REGION_GET_CLASS(st->iommu);
+    b = imrc->translate(st->iommu, stress_iova(WALK_PAGE), IOMMU_RO, 0);
+    if (e->perm != IOMMU_NONE) {
+        rsp = g_strdup_printf("FAIL a walk without the BQL read MMIO: "
+                              "0x%" PRIx64 " (perm %d)",
+                              e->translated_addr, e->perm);
+    } else if (b.perm == IOMMU_NONE) {
+        rsp = g_strdup("FAIL a walk with the BQL did not read MMIO");
+    } else {
+        rsp = g_strdup_printf("OK thread=fault bql=0x%" PRIx64,
+                              b.translated_addr & ~b.addr_mask);
+    }
+out:
+    qemu_mutex_destroy(&st->reserve_lock);
+    qemu_mutex_destroy(&st->prod_lock);
+    qemu_mutex_destroy(&st->fail_lock);
+    g_free(st->failure);
+    g_free(st);
+    return rsp;
+}
+
 static SMMUv3State *stress_smmu;
 
 static bool stress_command(CharBackend *chr, gchar **words)
@@ -678,6 +761,11 @@ static bool stress_command(CharBackend *chr, gchar **words)
     unsigned long mappers, rounds, seed;
     g_autofree char *rsp = NULL;
 
+    if (words[0] && !strcmp(words[0], "smmuv3-walk-mmio")) {
+        rsp = walk_mmio_run(stress_smmu);
+        qtest_sendf(chr, "%s\n", rsp);
+        return true;
+    }
     if (!words[0] || strcmp(words[0], "smmuv3-cmdq-stress") != 0) {
         return false;
     }

@@ -393,6 +393,21 @@ static void test_tlbi_merge(void)
 }
 
 /*
+ * Translation tables in MMIO: a walk on a thread without the BQL fails
+ * (it may not take the BQL under the SMMU's mutex), one with the BQL
+ * reads them as stock does (the "smmuv3-walk-mmio" verb).
+ */
+static void test_walk_mmio(void)
+{
+    Ctx *c = start_with("-M virt,iommu=smmuv3 -m 512M "
+                        "-device pci-testdev", QUEUE);
+    g_autofree gchar *rsp = qtest_smmuv3_walk_mmio(c->qts);
+
+    g_assert_cmpstr(rsp, ==, "OK thread=fault bql=0x40000000");
+    stop(c);
+}
+
+/*
  * Producers, pollers and translations racing the invalidations (the
  * verb checks that no translation is older than its page's last
  * completed CMD_SYNC); every command it queued ran and was counted, and
@@ -550,6 +565,7 @@ int main(int argc, char **argv)
     qtest_add_func("/smmuv3-cmdq/cons-write", test_cons_write);
     qtest_add_func("/smmuv3-cmdq/budget", test_budget);
     qtest_add_func("/smmuv3-cmdq/tlbi-merge", test_tlbi_merge);
+    qtest_add_func("/smmuv3-cmdq/walk-mmio", test_walk_mmio);
     qtest_add_func("/smmuv3-cmdq/stress", test_stress);
     qtest_add_func("/smmuv3/ste-s2-aarch32", test_ste_s2_aarch32);
     return g_test_run();
