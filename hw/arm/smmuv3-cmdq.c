@@ -151,6 +151,9 @@ struct SMMUv3Cmdq {
     IrqStatsGroup *iotlb_stats_group;
 };
 
+/* This thread owns a queue (a stop or reset inside a drain waits not) */
+static __thread bool cmdq_owning;
+
 static void cmdq_stat(SMMUv3Cmdq *c, SMMUv3CmdqStat stat, uint64_t n)
 {
     stat64_add(&c->stats[stat], n);
@@ -450,12 +453,14 @@ static void cmdq_kick_budget(SMMUv3State *s, unsigned budget)
             cmdq_stat(c, CMDQ_STAT_HANDOFFS, 1);
             break;
         }
+        cmdq_owning = true;
         owned_since = get_clock();
         if (bql_locked()) {
             cmdq_stat(c, CMDQ_STAT_BQL_DRAINS, 1);
         }
         more = !cmdq_drain(s, c, &budget);
         cmdq_stat(c, CMDQ_STAT_DRAIN_NS, get_clock() - owned_since);
+        cmdq_owning = false;
         qatomic_store_release(&c->owned, false);
         smp_mb();               /* then look at PROD again */
         if (more) {
@@ -580,20 +585,29 @@ static const MemoryRegionOps cmdq_mmio_ops = {
 };
 
 /*
- * vCPUs stopped, the BQL held: drain the queue whole.  Only a thread
- * that no vCPU stop waits for (a qtest stress thread) can own the queue
- * now; an owner never waits for the BQL (it lets go first, and walks
- * and fetches outside RAM need the BQL only of a thread that holds it),
- * so waiting for it to let go ends.
+ * Wait until no other thread owns the queue.  With vCPUs stopped, only
+ * a thread that a vCPU stop does not wait for can (a device's DMA into
+ * CMDQ_PROD from an iothread, a qtest stress thread).  An owner never
+ * waits for the BQL (it lets go first, and walks and fetches outside
+ * RAM need the BQL only of a thread that holds it), so this ends.
  */
+static void cmdq_wait_owner(SMMUv3Cmdq *c)
+{
+    while (!cmdq_owning && qatomic_load_acquire(&c->owned)) {
+        g_usleep(10);
+    }
+}
+
+/* vCPUs stopped, the BQL held: drain the queue whole. */
 static void cmdq_drain_stopped(SMMUv3State *s)
 {
     SMMUv3Cmdq *c = s->cmdq_lockless;
 
+    if (cmdq_owning) {
+        return;                 /* the drain under way goes on */
+    }
     do {
-        while (qatomic_load_acquire(&c->owned)) {
-            g_usleep(10);
-        }
+        cmdq_wait_owner(c);
         cmdq_kick_budget(s, UINT_MAX);
     } while (cmdq_has_work(s));
 }
@@ -646,9 +660,18 @@ void smmuv3_cmdq_reset(SMMUv3State *s)
     SMMUv3Cmdq *c = s->cmdq_lockless;
 
     if (c) {
-        /* vCPUs stopped: a batch read before the reset is not run */
+        /*
+         * Against an owner that vCPUs do not stop (an iothread's DMA):
+         * once it let go, the queue is emptied and disabled under
+         * s->mutex, and a batch it read before is not run.
+         */
+        cmdq_wait_owner(c);
         qemu_mutex_lock(&s->mutex);
         qatomic_store_release(&c->enable_gen, c->enable_gen + 1);
+        qatomic_set(&s->cr[0], 0);
+        s->cr0ack = 0;
+        qatomic_set(&s->cmdq.prod, 0);
+        qatomic_set(&s->cmdq.cons, 0);
         qemu_mutex_unlock(&s->mutex);
         qatomic_set(&c->sync_irq, false);
         qatomic_set(&c->error, 0);
@@ -663,8 +686,9 @@ void smmuv3_cmdq_pre_save(SMMUv3State *s)
      * vCPUs stopped, the BQL held.  The stop drained the queue
      * (cmdq_vm_state_change()), and a stream (stock's or the fork's)
      * carries a drained queue or one held by an error, so nothing is
-     * left here unless the queue was written while the VM was stopped
-     * (a debugger's store to CMDQ_PROD): drained here, as stock QEMU
+     * left here unless CMDQ_PROD was written while the VM was stopped
+     * (a debugger's store, a device's DMA from an iothread, which the
+     * stop does not wait for): drained here, as stock QEMU
      * drains in the PROD write, so that a stock destination finds
      * nothing it would leave undrained.  An interrupt this raises comes
      * after the interrupt controller's state is saved.
