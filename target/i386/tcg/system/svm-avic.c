@@ -619,44 +619,43 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
 {
     CPUState *cs = env_cpu(env);
     uint32_t offset = addr & (AVIC_BACKING_PAGE_SIZE - 1);
-    uint32_t reg = offset & ~0xfu, also = 0;
+    uint32_t reg = offset & ~0xfu;
+    uint32_t last = MIN(offset + MAX(size, 1) - 1,
+                        AVIC_BACKING_PAGE_SIZE - 1) &
+                    ~0xfu;
+    uint64_t also = 0;
     bool write = access_type == MMU_DATA_STORE;
-    AvicAccess access = AVIC_ACCESS_FAULT;
+    AvicAccess access = AVIC_ACCESS_ALLOW;
 
     /*
      * An access within one register's 16 bytes, of any size, is classed
      * by that register: KVM tells a trap from a fault by the offset in
      * EXITINFO1 alone, so a sub-dword access at a trap offset must be
      * done and trap (a fault there would be re-executed forever).  One
-     * across two registers: a half that faults exits at that half (the
-     * first first); otherwise a read is served from the page, and a
-     * write lands in both, the effects of both due in order (@also).
+     * over several registers (a misaligned dword, FNSAVE, FXSAVE, a
+     * TSS): a register that faults exits at that register (the first
+     * first), never at a trap offset; otherwise a read is served from
+     * the page, and a write lands in all, the effects (traps) of each
+     * register that has one due in order (@also).
      */
-    access = avic_apic_access(reg, write, false);
-    if ((offset & 0xf) + size > 32) {
-        /*
-         * More than two registers at once (FNSAVE, FXSAVE, a TSS):
-         * faults at the first, for the hypervisor to emulate, rather
-         * than land in registers no exit would tell it of
-         */
-        access = AVIC_ACCESS_FAULT;
-    } else if ((offset & 0xf) + size > 16) {
-        uint32_t next = MIN(offset + size - 1, AVIC_BACKING_PAGE_SIZE - 1) &
-                        ~0xfu;
-        AvicAccess second = avic_apic_access(next, write, false);
+    for (uint32_t r = reg; r <= last; r += 16) {
+        AvicAccess a = avic_apic_access(r, write, false);
 
-        if (access != AVIC_ACCESS_FAULT &&
-            (second == AVIC_ACCESS_FAULT || second == AVIC_ACCESS_GP)) {
-            reg = next;
+        if (a == AVIC_ACCESS_FAULT || a == AVIC_ACCESS_GP) {
+            reg = r;
             access = AVIC_ACCESS_FAULT;
-        } else if (second != AVIC_ACCESS_ALLOW) {
-            /* a write: both with an effect, or only the second */
-            if (access == AVIC_ACCESS_ALLOW) {
-                reg = next;
-                access = second;
-            } else if (access != AVIC_ACCESS_FAULT) {
-                also = next;
-            }
+            also = 0;
+            break;
+        }
+        if (a == AVIC_ACCESS_ALLOW) {
+            continue;
+        }
+        if (access == AVIC_ACCESS_ALLOW) {
+            reg = r;            /* the first with an effect */
+            access = a;
+        } else {
+            assert(r < 64 << 4);    /* offsets above 0x3f0 fault */
+            also |= 1ULL << (r >> 4);
         }
     }
     if (access == AVIC_ACCESS_FAULT || access == AVIC_ACCESS_GP) {
@@ -714,9 +713,7 @@ void svm_avic_apic_bar_fill(CPUX86State *env, vaddr addr, int size,
             assert(reg < 64 << 4);  /* offsets above 0x3f0 fault */
             env->avic_post_more |= 1ULL << (reg >> 4);
         }
-        if (also) {
-            env->avic_post_more |= 1ULL << (also >> 4);
-        }
+        env->avic_post_more |= also;
     }
     *paddr = (vmcb_avic_field(env, VMCB_AVIC_BACKING_PAGE) &
               VMCB_AVIC_ADDR_MASK) | offset;

@@ -19,8 +19,9 @@
  * iteration's exit at its own boundary; the second exit waits for its
  * VMCB while another runs, and is dropped when L1 moved L2 elsewhere;
  * a LOCK-prefixed misaligned write traps once (the q35 run has 2 CPUs,
- * so that TCG's code is the parallel one); an FNSAVE over more than two
- * registers faults at the first; EOI carried by a far CALL to a VMRUN
+ * so that TCG's code is the parallel one); an FNSAVE over seven trap
+ * registers lands and traps for each, one that reaches a fault register
+ * faults there, nothing written; EOI carried by a far CALL to a VMRUN
  * with AVIC off comes as its trap exit, the ISR left to L1; an INT whose
  * pushes land in SVR traps once delivered, rIP at the handler.
  * Then a VMRUN with a
@@ -355,14 +356,24 @@ void l1_main(void)
     check("rip", get64(VMCB_RIP), (uint32_t)l2_lock_svr_end);
     (void)l2_lock_svr;
 
-    puts_dbg("-- FNSAVE over the LVTs: more than two registers, a fault\n");
-    backing0[0x320 / 4] = 0x10000;
-    backing0[0x380 / 4] = 0;
+    puts_dbg("-- FNSAVE over the LVTs and TMICT: lands, a trap each\n");
+    backing0[0x320 / 4] = 0xdead0000;
     put64(VMCB_RIP, (uint32_t)l2_fnsave);
-    expect_exit("LVT timer's fault, rIP at the FNSAVE", EXIT_AVIC_NOACCEL,
-                0x100000320ull, 0, l2_fnsave);
-    check("LVT timer not written", backing0[0x320 / 4], 0x10000);
-    check("TMICT not written", backing0[0x380 / 4], 0);
+    for (uint32_t r = 0x320; r <= 0x380; r += 0x10) {
+        expect_exit("its trap, rIP past the FNSAVE", EXIT_AVIC_NOACCEL,
+                    0x100000000ull | r, 0, l2_fnsave_end);
+    }
+    check("LVT timer written (FCW, zero-extended)",
+          backing0[0x320 / 4] >> 16, 0);
+    check("then L2's HLT", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_fnsave_end);
+
+    puts_dbg("-- FNSAVE from LVT error into the current count: a fault\n");
+    backing0[0x370 / 4] = 0xdead0000;
+    put64(VMCB_RIP, (uint32_t)l2_fnsave_fault);
+    expect_exit("the current count's fault (not LVT error's), rIP at it",
+                EXIT_AVIC_NOACCEL, 0x100000390ull, 0, l2_fnsave_fault);
+    check("LVT error not written", backing0[0x370 / 4], 0xdead0000);
 
     puts_dbg("-- far CALL from RRD into EOI, AVIC off at the next VMRUN\n");
     backing0[(0x100 + 2 * 16) / 4] = 1u << (0x50 - 64);     /* ISR 0x50 */

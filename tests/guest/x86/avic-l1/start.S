@@ -216,12 +216,18 @@ l2_lock_svr_end:
     hlt
 
     /*
-     * 11f: FNSAVE (108 bytes) at LVT timer: the LVTs, TMICT and more in
-     * one access: a fault at the first register, nothing written
+     * 11f: FNSAVE (108 bytes) at LVT timer: the LVTs and TMICT, all
+     * trap registers, in one access: it lands, a trap for each.  Then
+     * one at LVT error, which reaches the current count (a fault
+     * register): a fault there, nothing written
      */
-    .globl l2_fnsave
+    .globl l2_fnsave, l2_fnsave_end, l2_fnsave_fault
 l2_fnsave:
     fnsave APIC + 0x320
+l2_fnsave_end:
+    hlt
+l2_fnsave_fault:
+    fnsave APIC + 0x370
     hlt
 
     /*
