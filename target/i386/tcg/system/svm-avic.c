@@ -569,7 +569,11 @@ void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
         uint64_t pa = vmcb_avic_field(env, pointers[i]) & VMCB_AVIC_ADDR_MASK;
 
         if (pa >= limit) {
-            cpu_vmexit(env, SVM_EXIT_ERR, 0, retaddr);
+            /*
+             * No state to restore: L2's is loaded, and #VMEXIT saves
+             * its rIP (unwinding to the VMRUN would save L1's)
+             */
+            cpu_vmexit(env, SVM_EXIT_ERR, 0, 0);
         }
     }
     if (avic_own_page(env, &page)) {

@@ -444,7 +444,10 @@ void l1_main(void)
 
     puts_dbg("-- VMRUN with the backing page beyond MAXPHYADDR\n");
     put64(VMCB_AVIC_BACKING, 1ull << 51);
+    put64(VMCB_RIP, (uint32_t)l2_just_hlt);
     check("exit code", run(), EXIT_ERR);
+    check("rIP: L2's, not the VMRUN's", get64(VMCB_RIP),
+          (uint32_t)l2_just_hlt);
 
     puts_dbg(failures ? "DONE failures\n" : "DONE 0\n");
     outb(0xf4, failures ? 1 : 0);
