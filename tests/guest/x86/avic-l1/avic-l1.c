@@ -21,8 +21,9 @@
  * a LOCK-prefixed misaligned write traps once (the q35 run has 2 CPUs,
  * so that TCG's code is the parallel one); an FNSAVE over seven trap
  * registers lands and traps for each, one that reaches a fault register
- * faults there, nothing written; EOI carried by a far CALL to a VMRUN
- * with AVIC off comes as its trap exit, the ISR left to L1; an INT whose
+ * faults there, nothing written; an FLDENV over EOI and RRD is a read,
+ * no exit; EOI carried by a far CALL to a VMRUN with AVIC off comes as
+ * its trap exit, the ISR left to L1; an INT whose
  * pushes land in SVR traps once delivered, rIP at the handler.
  * Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
@@ -374,6 +375,11 @@ void l1_main(void)
     expect_exit("the current count's fault (not LVT error's), rIP at it",
                 EXIT_AVIC_NOACCEL, 0x100000390ull, 0, l2_fnsave_fault);
     check("LVT error not written", backing0[0x370 / 4], 0xdead0000);
+
+    puts_dbg("-- FLDENV from EOI and RRD: a read, no exit\n");
+    put64(VMCB_RIP, (uint32_t)l2_fldenv);
+    check("L2's HLT first", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_fldenv_end);
 
     puts_dbg("-- far CALL from RRD into EOI, AVIC off at the next VMRUN\n");
     backing0[(0x100 + 2 * 16) / 4] = 1u << (0x50 - 64);     /* ISR 0x50 */

@@ -19,7 +19,7 @@ extern char l2_tf[], l2_tf_end[], l2_maskmov[], l2_maskmov_end[];
 extern char l2_cross[], l2_cross_end[], l2_cross_mask_end[];
 extern char l2_rep_start[], l2_rep[], l2_rep_end[];
 extern char l2_just_hlt[], l2_lock_svr[], l2_lock_svr_end[], l2_fnsave[];
-extern char l2_fnsave_end[], l2_fnsave_fault[];
+extern char l2_fnsave_end[], l2_fnsave_fault[], l2_fldenv[], l2_fldenv_end[];
 extern char l2_farcall[], l2_farcall_target[], l2_int[], l2_int_end[];
 extern char l2_irq_40[], l2_irq_41[], l2_irq_45[], l2_irq_47[];
 /* written by L2 behind the compiler's back */

@@ -231,6 +231,16 @@ l2_fnsave_fault:
     hlt
 
     /*
+     * 11f': FLDENV (28 bytes) from EOI and RRD: a read, served from the
+     * page, no exit (as a write it would EOI and trap at RRD)
+     */
+    .globl l2_fldenv, l2_fldenv_end
+l2_fldenv:
+    fldenv APIC + 0xb0
+l2_fldenv_end:
+    hlt
+
+    /*
      * 11g: a far CALL with the stack at RRD + 4: it pushes CS into RRD
      * (a trap), then the return EIP into EOI, which is carried to the
      * next VMRUN
