@@ -216,10 +216,12 @@ def parse_report(text):
                 cur = None
             else:
                 cur = tuple(words)
-                sections[cur] = ""
+                sections[cur] = []
         elif cur is not None:
-            sections[cur] += line
-    return {k: v if isinstance(v, bytes) else base64.b64decode(v)
+            # a list, joined once: += on a str held in the dict copies
+            # it each time (minutes for a large trace)
+            sections[cur].append(line)
+    return {k: v if isinstance(v, bytes) else base64.b64decode("".join(v))
             for k, v in sections.items()}
 
 
