@@ -596,10 +596,30 @@ static const char *stress_prepare(StressState *st)
     return NULL;
 }
 
+static StressState *stress_state_new(SMMUv3State *s)
+{
+    StressState *st = g_new0(StressState, 1);
+
+    st->s = s;
+    qemu_mutex_init(&st->reserve_lock);
+    qemu_mutex_init(&st->prod_lock);
+    qemu_mutex_init(&st->fail_lock);
+    return st;
+}
+
+static void stress_state_free(StressState *st)
+{
+    qemu_mutex_destroy(&st->reserve_lock);
+    qemu_mutex_destroy(&st->prod_lock);
+    qemu_mutex_destroy(&st->fail_lock);
+    g_free(st->failure);
+    g_free(st);
+}
+
 static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
                         uint32_t seed)
 {
-    StressState *st = g_new0(StressState, 1);
+    StressState *st = stress_state_new(s);
     StressThread t[MAPPERS_MAX + TRANSLATORS + 1] = {};
     unsigned nthreads = mappers + TRANSLATORS + 1, i;
     uint64_t translations = 0, mapped = 0, faults = 0, polls = 0;
@@ -607,13 +627,9 @@ static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
     char *rsp;
     uint32_t prod, cons;
 
-    st->s = s;
     st->mappers = mappers;
     st->rounds = rounds;
     st->running_mappers = mappers;
-    qemu_mutex_init(&st->reserve_lock);
-    qemu_mutex_init(&st->prod_lock);
-    qemu_mutex_init(&st->fail_lock);
     err = stress_setup(st);
     if (!err) {
         /* As the producers do: their PROD lock before the BQL */
@@ -673,11 +689,7 @@ static char *stress_run(SMMUv3State *s, unsigned mappers, unsigned rounds,
                               translations, mapped, faults, polls, seed);
     }
 out:
-    qemu_mutex_destroy(&st->reserve_lock);
-    qemu_mutex_destroy(&st->prod_lock);
-    qemu_mutex_destroy(&st->fail_lock);
-    g_free(st->failure);
-    g_free(st);
+    stress_state_free(st);
     return rsp;
 }
 
@@ -699,7 +711,7 @@ static void *walk_translator(void *opaque)
 
 static char *walk_mmio_run(SMMUv3State *s)
 {
-    StressState *st = g_new0(StressState, 1);
+    StressState *st = stress_state_new(s);
     IOMMUMemoryRegionClass *imrc;
     g_autofree IOMMUTLBEntry *e = NULL;
     IOMMUTLBEntry b;
@@ -708,10 +720,6 @@ static char *walk_mmio_run(SMMUv3State *s)
     char *rsp;
     uint8_t *ram;
 
-    st->s = s;
-    qemu_mutex_init(&st->reserve_lock);
-    qemu_mutex_init(&st->prod_lock);
-    qemu_mutex_init(&st->fail_lock);
     err = stress_setup(st);
     if (!err) {
         /* Stream 0's L2[1]: an L3 table at the SMMU's registers */
@@ -746,11 +754,7 @@ static char *walk_mmio_run(SMMUv3State *s)
                               b.translated_addr & ~b.addr_mask);
     }
 out:
-    qemu_mutex_destroy(&st->reserve_lock);
-    qemu_mutex_destroy(&st->prod_lock);
-    qemu_mutex_destroy(&st->fail_lock);
-    g_free(st->failure);
-    g_free(st);
+    stress_state_free(st);
     return rsp;
 }
 

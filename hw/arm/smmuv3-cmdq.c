@@ -59,7 +59,6 @@
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/arm/smmuv3.h"
-#include "system/dma.h"
 #include "system/irq-stats.h"
 #include "system/qtest.h"
 #include "system/runstate.h"
@@ -231,7 +230,8 @@ static unsigned cmdq_fetch(hwaddr addr, Cmd *cmds, unsigned n)
 
 /*
  * One command at @addr outside RAM (MMIO), read through the memory API
- * as stock QEMU reads the queue: under the BQL, before s->mutex.
+ * (smmu_table_read()) as stock QEMU reads the queue: under the BQL,
+ * before s->mutex.
  * 0 if the read fails (an abort on the fetch).
  */
 static unsigned cmdq_fetch_mmio(SMMUv3State *s, hwaddr addr, Cmd *cmd)
@@ -248,8 +248,7 @@ static unsigned cmdq_fetch_mmio(SMMUv3State *s, hwaddr addr, Cmd *cmd)
      * BQL's (the lockless region does not use it).
      */
     guard->engaged_in_io = true;
-    res = dma_memory_read(&address_space_memory, addr, cmd, sizeof(*cmd),
-                          MEMTXATTRS_UNSPECIFIED);
+    res = smmu_table_read(addr, cmd, sizeof(*cmd));
     guard->engaged_in_io = engaged;
     if (res != MEMTX_OK) {
         return 0;
