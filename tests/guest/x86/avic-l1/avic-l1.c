@@ -24,7 +24,9 @@
  * faults there, nothing written; an FLDENV over EOI and RRD is a read,
  * no exit; EOI carried by a far CALL to a VMRUN with AVIC off comes as
  * its trap exit, the ISR left to L1; an INT whose
- * pushes land in SVR traps once delivered, rIP at the handler.
+ * pushes land in SVR traps once delivered, rIP at the handler; task
+ * switches with the old or new TSS in the page class only the fields
+ * they write or read.
  * Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
@@ -209,6 +211,97 @@ static void setup(void)
     put64(VMCB_RFLAGS, 2);
     put64(VMCB_RIP, (uint32_t)l2_entry);
     put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
+}
+
+/* An available 32-bit TSS descriptor: limit 0x67, DPL 0, present */
+static uint64_t tss_desc(uint32_t base)
+{
+    return 0x67 | (uint64_t)(base & 0xffffff) << 16 | 0x89ull << 40 |
+           (uint64_t)(base >> 24) << 56;
+}
+
+static uint64_t l2_gdt[6] __attribute__((aligned(8)));
+static uint32_t tss_a[26];
+
+/*
+ * A task switch accesses only some fields of its TSSes; with a TSS in
+ * the page, only the registers under those fields are classed: the old
+ * TSS's unwritten fields over APR and PPR (faults) and the new TSS's
+ * unread ones over APR must not exit.
+ */
+static void task_switches(void)
+{
+    uint32_t saved[0x80 / 4];
+    uint32_t apic_page = APIC_BAR;
+    unsigned i;
+
+    for (i = 0; i < 0x80 / 4; i++) {
+        saved[i] = backing0[0x80 / 4 + i];
+    }
+    l2_gdt[1] = 0x00cf9b000000ffffull;
+    l2_gdt[2] = 0x00cf93000000ffffull;
+    l2_gdt[3] = tss_desc(apic_page + 0x90);
+    l2_gdt[4] = tss_desc((uint32_t)tss_a);
+    l2_gdt[5] = tss_desc(apic_page + 0x84);
+    put32(VMCB_GDTR + 4, sizeof(l2_gdt) - 1);
+    put64(VMCB_GDTR + 8, (uint32_t)l2_gdt);
+    tss_a[0x20 / 4] = (uint32_t)l2_task_a_target;
+    tss_a[0x24 / 4] = 2;
+    tss_a[0x38 / 4] = (uint32_t)(l2_stack + sizeof(l2_stack));
+    tss_a[0x48 / 4] = 0x10;                     /* ES */
+    tss_a[0x4c / 4] = 0x08;                     /* CS */
+    tss_a[0x50 / 4] = 0x10;                     /* SS */
+    tss_a[0x54 / 4] = 0x10;                     /* DS */
+
+    puts_dbg("-- JMP to a task from an old TSS at APIC + 0x90\n");
+    put64(VMCB_RIP, (uint32_t)l2_task_a);
+    expect_exit("RRD's trap, in the new task", EXIT_AVIC_NOACCEL,
+                0x1000000c0ull, 0, l2_task_a_target);
+    expect_exit("LDR's trap", EXIT_AVIC_NOACCEL, 0x1000000d0ull, 0,
+                l2_task_a_target);
+    expect_exit("DFR's trap", EXIT_AVIC_NOACCEL, 0x1000000e0ull, 0,
+                l2_task_a_target);
+    check("then the new task's HLT", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_task_a_target);
+    check("old EIP saved in EOI", backing0[0xb0 / 4],
+          (uint32_t)l2_task_a_next);
+    check("old ESI saved in LDR", backing0[0xd0 / 4], 0x5a5a1234);
+    check("old SS saved in DFR's low half", backing0[0xe0 / 4] & 0xffff,
+          0x10);
+    check("the old TSS's busy bit cleared", (l2_gdt[3] >> 41) & 1, 0);
+    check("the new TSS's busy bit set", (l2_gdt[4] >> 41) & 1, 1);
+
+    puts_dbg("-- CALL to a task whose TSS is at APIC + 0x84\n");
+    backing0[0xa4 / 4] = (uint32_t)l2_task_b_target;   /* EIP */
+    backing0[0xa8 / 4] = 2;                             /* EFLAGS */
+    backing0[0xac / 4] = 0x600dcafe;                    /* EAX */
+    backing0[0xbc / 4] = (uint32_t)(l2_stack + sizeof(l2_stack));
+    backing0[0xcc / 4] = 0x10;                          /* ES */
+    backing0[0xd0 / 4] = 0x08;                          /* CS */
+    backing0[0xd4 / 4] = 0x10;                          /* SS */
+    backing0[0xd8 / 4] = 0x10;                          /* DS */
+    backing0[0xdc / 4] = 0;                             /* FS */
+    backing0[0xe0 / 4] = 0;                             /* GS */
+    backing0[0xe4 / 4] = 0;                             /* LDT */
+    backing0[0xe8 / 4] = 0;                             /* T */
+    put64(VMCB_RIP, (uint32_t)l2_task_b);
+    check("the new task's HLT, no exit before", run(), EXIT_HLT);
+    check("rip", get64(VMCB_RIP), (uint32_t)l2_task_b_target + 5);
+    check("EAX loaded from the page", l2_task_b_eax, 0x600dcafe);
+    check("the link in TPR's bytes 4-5", backing0[0x84 / 4] & 0xffff,
+          0x20);
+    check("NT set (a nested task)", (get64(VMCB_RFLAGS) >> 14) & 1, 1);
+
+    for (i = 0; i < 0x80 / 4; i++) {
+        backing0[0x80 / 4 + i] = saved[i];
+    }
+    put32(VMCB_GDTR + 4, gdt_desc.limit);
+    put64(VMCB_GDTR + 8, gdt_desc.base);
+    put64(VMCB_CR0, 0x11);                      /* the switch set TS */
+    put64(VMCB_RFLAGS, 2);
+    put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
+    (void)l2_task_a;
+    (void)l2_task_b;
 }
 
 
@@ -432,6 +525,8 @@ void l1_main(void)
     check("DFR's trap dropped: the VMCB no longer holds its exit", run(),
           EXIT_HLT);
     check("rip", get64(VMCB_RIP), (uint32_t)l2_just_hlt);
+
+    task_switches();
 
     puts_dbg("-- HLT with a blocked vector and its request pending\n");
     apic_l1(0xf0, 0x1ff);                       /* L1's own APIC */

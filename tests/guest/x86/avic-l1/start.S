@@ -263,6 +263,33 @@ l2_int:
 l2_int_end:
     hlt
 
+    /*
+     * 11i: task switches with a TSS in the page.  A JMP from an old TSS
+     * at APIC + 0x90 (only its dynamic fields, EIP to GS at 0xb0-0xed,
+     * are written: EOI, RRD, LDR, DFR; APR and PPR hold fields a task
+     * switch does not touch); then a CALL to a new TSS at APIC + 0x84
+     * (only its fields from CR3 on, at 0xa0-0xeb, are read; its link
+     * lands in TPR's bytes 4-5).
+     */
+    .globl l2_task_a, l2_task_a_next, l2_task_a_target
+    .globl l2_task_b, l2_task_b_target, l2_task_b_eax
+l2_task_a:
+    mov $0x18, %ax
+    ltr %ax
+    mov $0x5a5a1234, %esi
+    ljmp $0x20, $0
+l2_task_a_next:
+    hlt
+l2_task_a_target:
+    hlt
+
+l2_task_b:
+    lcall $0x28, $0
+    hlt
+l2_task_b_target:
+    mov %eax, l2_task_b_eax
+    hlt
+
     /* 11d: where L1 sends L2 instead of resuming it, or a second VMCB */
     .globl l2_just_hlt
 l2_just_hlt:
@@ -316,6 +343,7 @@ cross_data: .byte 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
 cross_mask_data: .byte 0xaa, 0, 0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0, 0, 0, 0, 0
 cross_mask: .byte 0x80, 0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0, 0, 0, 0, 0
 l2_woke: .long 0
+l2_task_b_eax: .long 0
     .globl l2_halting
 l2_halting: .long 0
 l2_ccr_value: .long 0
