@@ -26,7 +26,8 @@
  * its trap exit, the ISR left to L1; an INT whose
  * pushes land in SVR traps once delivered, rIP at the handler; task
  * switches with the old or new TSS in the page class only the fields
- * they write or read.
+ * they write or read; an EOI under a data watchpoint is done before the
+ * #DB.
  * Then a VMRUN with a
  * backing page beyond MAXPHYADDR must fail with SVM_EXIT_ERR.
  *
@@ -527,6 +528,19 @@ void l1_main(void)
     check("rip", get64(VMCB_RIP), (uint32_t)l2_just_hlt);
 
     task_switches();
+
+    puts_dbg("-- EOI under a data watchpoint: the EOI, then #DB\n");
+    backing0[(0x100 + 2 * 16) / 4] = 1u << (0x50 - 64);     /* ISR 0x50 */
+    put32(VMCB_INTERCEPT_EXC, 1u << 1);                     /* #DB */
+    put64(VMCB_RIP, (uint32_t)l2_dbw);
+    check("exit code: #DB", run(), 0x41);
+    check("rip: after the store", get64(VMCB_RIP), (uint32_t)l2_dbw_end);
+    check("the EOI done: ISR 0x50 clear", isr_empty(backing0), 1);
+    check("DR6.B0", get64(VMCB_DR6) & 1, 1);
+    put32(VMCB_INTERCEPT_EXC, 0);
+    put64(VMCB_DR7, 0x400);
+    backing0[(0x100 + 2 * 16) / 4] = 0;
+    (void)l2_dbw;
 
     puts_dbg("-- HLT with a blocked vector and its request pending\n");
     apic_l1(0xf0, 0x1ff);                       /* L1's own APIC */

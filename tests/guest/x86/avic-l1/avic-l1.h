@@ -22,7 +22,7 @@ extern char l2_just_hlt[], l2_lock_svr[], l2_lock_svr_end[], l2_fnsave[];
 extern char l2_fnsave_end[], l2_fnsave_fault[], l2_fldenv[], l2_fldenv_end[];
 extern char l2_farcall[], l2_farcall_target[], l2_int[], l2_int_end[];
 extern char l2_task_a[], l2_task_a_next[], l2_task_a_target[];
-extern char l2_task_b[], l2_task_b_target[];
+extern char l2_task_b[], l2_task_b_target[], l2_dbw[], l2_dbw_end[];
 extern char l2_irq_40[], l2_irq_41[], l2_irq_45[], l2_irq_47[];
 /* written by L2 behind the compiler's back */
 extern volatile uint32_t l2_ccr_value, l2_ppr_value, l2_irq_seen;

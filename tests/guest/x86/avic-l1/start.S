@@ -290,6 +290,21 @@ l2_task_b_target:
     mov %eax, l2_task_b_eax
     hlt
 
+    /*
+     * 11j: an EOI under a data write watchpoint (DR0 on EOI, 4 bytes):
+     * the EOI, then the #DB trap L1 intercepts
+     */
+    .globl l2_dbw, l2_dbw_end
+l2_dbw:
+    mov $(APIC + 0xb0), %eax
+    mov %eax, %dr0
+    mov $0x000d0001, %eax
+    mov %eax, %dr7
+    xor %eax, %eax
+    mov %eax, APIC + 0xb0
+l2_dbw_end:
+    hlt
+
     /* 11d: where L1 sends L2 instead of resuming it, or a second VMCB */
     .globl l2_just_hlt
 l2_just_hlt:
