@@ -79,10 +79,11 @@ typedef enum AvicAccess {
 /*
  * Access rule for an access to the register at @offset, read or write,
  * in xAPIC or x2APIC mode.  The register is @offset & 0xff0, as Linux
- * decodes AVIC_NOACCEL's offset; callers pass only 32-bit accesses to
- * a register's first dword (anything else is theirs to handle) and
- * offsets below 4 KiB.  Linux takes NOACCEL at the offsets of
- * is_avic_unaccelerated_access_trap() for a trap after a write, so
+ * decodes AVIC_NOACCEL's offset (every byte of a register is that
+ * register); callers class each register an access covers, whatever
+ * its size, and pass offsets below 4 KiB.  Linux takes NOACCEL at the
+ * offsets of is_avic_unaccelerated_access_trap() as a trap after a
+ * write, so
  * those never FAULT here, and a read never TRAPs: in x2APIC mode, the
  * architecturally invalid accesses to them are GP instead.  An EOI
  * write is ACCEL here; avic_apic_eoi() tells whether it traps instead

@@ -10,19 +10,22 @@
  * svm-avic-apic.c, and this file wires them in:
  *
  * - VMRUN (svm_helper.c) checks the table pointers and evaluates the
- *   page; #VMEXIT drops what was due.  The fields are read from the VMCB
- *   when used, so nothing beyond stock's migration stream is needed.
+ *   page; #VMEXIT drops what was due, or carries the rest of a write
+ *   that ended in an exit to the next VMRUN of its VMCB.  The fields
+ *   are read from the VMCB when used; a carry migrates in the
+ *   cpu/avic_carry subsection (machine.c), sent only while one waits.
  * - Delivery: CPU_INTERRUPT_AVIC means "evaluate the page".  It is taken
  *   like V_IRQ (GIF, IF, interrupt shadow; cpu.c) and moves the vector
  *   from IRR to ISR (x86_cpu_exec_interrupt() in seg_helper.c).
  * - Doorbells, from the doorbell MSR, from IPIs of other vCPUs and from
  *   the emulated AMD IOMMU (x86_cpu_avic_doorbell(), avic-doorbell.c):
- *   set CPU_INTERRUPT_AVIC, kick the vCPU.  The sender sets the IRR bit
- *   first, and the vCPU clears the request before it reads IRR, with
- *   full barriers on both sides, so a bit set concurrently is either
- *   seen now or requested again.  A doorbell for a CPU outside AVIC
- *   guest mode is left pending and ignored; VMRUN evaluates the page
- *   anyway.  No BQL on that path unless the target is halted.
+ *   set CPU_INTERRUPT_AVIC for a CPU in guest mode, which looks at it
+ *   at its next TB boundary (no exit request; a halted one is woken
+ *   under the BQL).  The sender sets the IRR bit first, and the vCPU
+ *   clears the request before it reads IRR, with full barriers on both
+ *   sides, so a bit set concurrently is either seen now or requested
+ *   again.  A doorbell for a CPU outside guest mode sets nothing; its
+ *   next VMRUN evaluates the page anyway.
  * - xAVIC: an L2 data access whose guest-physical page is the APIC BAR
  *   (found at the end of the nested page walk, after NPT permissions, in
  *   excp_helper.c) is classified per access: faults exit AVIC_NOACCEL
@@ -449,6 +452,9 @@ static uint64_t avic_carry_take(CPUX86State *env)
     CPUState *cs = env_cpu(env), *other;
     uint64_t carry = 0, exit_code = 0, exit_info1 = 0, rip = 0;
 
+    if (!(env->features[FEAT_SVM] & CPUID_SVM_AVIC)) {
+        return 0;   /* only an AVIC CPU carries, and all share the model */
+    }
     /* Uncontended but for VMRUNs at once; a scan of a few CPUs */
     qemu_spin_lock(&avic_carry_lock);
     CPU_FOREACH(other) {
@@ -764,8 +770,12 @@ bool svm_avic_wrmsr(CPUX86State *env, uint32_t msr, uint64_t val,
     if (!avic_x2apic_msr(env, msr, true, retaddr, &offset, &access)) {
         return false;
     }
-    /* Only the ICR is a 64-bit x2APIC register */
-    if (offset != AVIC_REG_ICR_LO && (val >> 32)) {
+    /*
+     * Only the ICR is a 64-bit x2APIC register; SELF_IPI's bits 31:8 are
+     * reserved (#GP, as KVM's own x2APIC has it)
+     */
+    if ((offset != AVIC_REG_ICR_LO && (val >> 32)) ||
+        (offset == AVIC_REG_SELF_IPI && (val & ~0xffULL))) {
         raise_exception_err_ra(env, EXCP0D_GPF, 0, retaddr);
     }
     if (!avic_own_page(env, &page)) {

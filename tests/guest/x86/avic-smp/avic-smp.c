@@ -27,6 +27,9 @@
  * the exit, or find it still marked running: a doorbell outside guest
  * mode, which VMRUN must make up for).
  *
+ * In x2AVIC mode, then, a SELF_IPI write with a reserved bit set must
+ * raise #GP (L1 intercepts it) and set no IRR bit.
+ *
  * Results on the debug console (port 0xe9): "MODE x2avic|xavic", then
  * "IPIS <n> TAKEN <m> TWICE <d> EXITS <e>" and "DONE <failures>"; a
  * "FAIL ..." line for each wrong exit and for an IPI not taken within
@@ -48,6 +51,8 @@
 #define SETTLE_SPINS    200
 
 #define EXIT_VMMCALL    0x81
+#define EXIT_EXCP_GP    0x4d
+#define VMCB_INTERCEPT_EXC 0x008
 #define EXIT_AVIC_INCOMPLETE_IPI 0x401
 #define IPI_FAILURE_TARGET_NOT_RUNNING 1ull
 
@@ -151,6 +156,13 @@ static void l2_send(uint32_t kind)
         apic_write(APIC_ICR_HI, hi);
         apic_write(APIC_ICR_LO, lo[kind]);
     }
+}
+
+/* CPU 0's L2, x2AVIC: a SELF_IPI write with a reserved bit set */
+static void l2_self_ipi_reserved(void)
+{
+    wrmsr(0x83f, 0x141);                /* bit 8: #GP, no IPI */
+    l2_vmmcall();
 }
 
 /* CPU 0's L2: the IPIs, each after the last one was taken */
@@ -406,6 +418,24 @@ void bsp_main(void)
     if (taken != sent) {
         puts_dbg("FAIL the count of IPIs taken is not the count sent\n");
         failures++;
+    }
+    if (x2) {
+        /* L1 intercepts #GP (exception 13): exit 0x4d, no IRR bit */
+        uint64_t code;
+
+        setup_vmcb(0, l2_self_ipi_reserved, x2);
+        put32(0, VMCB_INTERCEPT_EXC, 1u << 13);
+        code = run(0);
+        if (code != EXIT_EXCP_GP) {
+            puts_dbg("FAIL SELF_IPI with bit 8 set: exit code ");
+            put_hex(code);
+            puts_dbg(", want #GP\n");
+            failures++;
+        }
+        if (backing[0][(0x200 + 0x41 / 32 * 16) / 4] & (1u << (0x41 % 32))) {
+            puts_dbg("FAIL SELF_IPI with bit 8 set: IRR 0x41 set\n");
+            failures++;
+        }
     }
     if (ap_bad_exits) {
         puts_dbg("FAIL CPU 1's L2 exit code ");
