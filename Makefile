@@ -92,6 +92,10 @@ AVIC_SMP_TESTS_x86_64 := avic-smp
 # ipi-halt.mk) under MTTCG: L0's own APIC IPIs to a vCPU that halts, each
 # taken once.
 IPI_HALT_TESTS_x86_64 := ipi-halt
+# Our freestanding one-CPU x86 guest (tests/guest/x86/block-access, built
+# by block-access.mk): FNSAVE/FXSAVE and their loads across the end of
+# RAM (patch 0076: QEMU crashed there).
+BLOCK_ACCESS_TESTS_x86_64 := block-access
 # Our freestanding x86 L1 hypervisor (tests/guest/x86/inject-race, built
 # by inject-race.mk) under MTTCG: each interrupt VMRUN injects reaches L2
 # once while QEMU's main loop raises the PIT's ticks
@@ -193,6 +197,7 @@ check: check-build stock ipi-bench-x86
 	    GIF_RACE_TESTS_x86_64="$(GIF_RACE_TESTS_x86_64)" \
 	    AVIC_SMP_TESTS_x86_64="$(AVIC_SMP_TESTS_x86_64)" \
 	    IPI_HALT_TESTS_x86_64="$(IPI_HALT_TESTS_x86_64)" \
+	    BLOCK_ACCESS_TESTS_x86_64="$(BLOCK_ACCESS_TESTS_x86_64)" \
 	    INJECT_RACE_TESTS_x86_64="$(INJECT_RACE_TESTS_x86_64)" \
 	    EXTINT_KVM_TESTS="$(EXTINT_KVM_TESTS)" \
 	    EXTINT_KVM_KERNEL="$(EXTINT_KVM_KERNEL)" \
@@ -313,6 +318,7 @@ include tests/guest/x86/avic-l1/avic-l1.mk
 include tests/guest/x86/gif-race/gif-race.mk
 include tests/guest/x86/avic-smp/avic-smp.mk
 include tests/guest/x86/ipi-halt/ipi-halt.mk
+include tests/guest/x86/block-access/block-access.mk
 include tests/guest/x86/extint-reinject/extint-reinject.mk
 include tests/guest/x86/inject-race/inject-race.mk
 

@@ -24,7 +24,9 @@
 # (tests/guest/x86/gif-race, built by gif-race.mk), with our own two-CPU
 # AVIC L1 hypervisor in AVIC_SMP_TESTS_x86_64 (tests/guest/x86/avic-smp),
 # with our own two-CPU guest of L0's APIC IPIs in IPI_HALT_TESTS_x86_64
-# (tests/guest/x86/ipi-halt), and with our own L1
+# (tests/guest/x86/ipi-halt), with our own one-CPU guest of block
+# accesses across the end of RAM in BLOCK_ACCESS_TESTS_x86_64
+# (tests/guest/x86/block-access), and with our own L1
 # hypervisor that injects interrupts in INJECT_RACE_TESTS_x86_64
 # (tests/guest/x86/inject-race), and EXTINT_KVM_TESTS: our own guest
 # tests/guest/x86/extint-reinject as L2 in the nested test bed under
@@ -256,6 +258,7 @@ run_own_x86_guest() {
 run_own_x86_guest avic-l1 "$AVIC_L1_TESTS_x86_64"
 run_own_x86_guest avic-smp "$AVIC_SMP_TESTS_x86_64"
 run_own_x86_guest ipi-halt "$IPI_HALT_TESTS_x86_64"
+run_own_x86_guest block-access "$BLOCK_ACCESS_TESTS_x86_64"
 run_own_x86_guest gif-race "$GIF_RACE_TESTS_x86_64" \
     "$top/build-stock/qemu-system-x86_64"
 run_own_x86_guest inject-race "$INJECT_RACE_TESTS_x86_64" \

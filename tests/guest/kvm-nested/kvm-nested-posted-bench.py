@@ -26,6 +26,9 @@ MSR, and its interrupts by vector and IRQ.  BENCH_POSTED_L2_APPEND adds
 to L2's kernel command line (TESTBED_L1_APPEND to L1's), e.g.
 preempt=full to both.  BENCH_POSTED_SCHED_FEATURES: scheduler features
 L1 and L2 set before the reads (e.g. "NO_HRTICK NO_HRTICK_DL").
+BENCH_POSTED_L2_KERNEL (e.g. 6.12): every L2 boots that kernel, with
+its nvme modules, whatever L1 runs, so that the rows differ only in
+L1's KVM (by default L2 runs L1's kernel).
 
 Usage: kvm-nested-posted-bench.py QEMU "KERNEL..." "VCPUS..." RUNS READS
        ["REGIME..."]
@@ -46,9 +49,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FETCH = os.path.join(os.path.dirname(HERE), "fetch-kvm-host.sh")
 
 
-def one(qemu, hostdir, vcpus, reads, regime):
+def one(qemu, hostdir, vcpus, reads, regime, l2_hostdir=None):
     hist = os.environ.get("BENCH_POSTED_HIST") == "1"
     run = posted.run_pipeline(qemu, hostdir, vcpus, reads, regime=regime,
+                              l2_hostdir=l2_hostdir,
                               sched_trace=True, hist=hist,
                               l2_append=os.environ.get(
                                   "BENCH_POSTED_L2_APPEND", ""),
@@ -110,9 +114,13 @@ def main():
             return 2
     kernels, runs, reads = kernels.split(), int(runs), int(reads)
     vcpu_list = [int(v) for v in vcpu_list.split()]
+    # BENCH_POSTED_L2_KERNEL: one kernel for every L2 (else L1's own),
+    # so that only L1's KVM differs between the rows
+    l2_kernel = os.environ.get("BENCH_POSTED_L2_KERNEL", "")
     hosts = {k: subprocess.run(["sh", FETCH, k], check=True,
                                capture_output=True, text=True
-                               ).stdout.strip() for k in kernels}
+                               ).stdout.strip()
+             for k in set(kernels) | ({l2_kernel} if l2_kernel else set())}
     samples, failed = {}, {}
     for r in range(runs):
         for g in regimes:
@@ -120,7 +128,8 @@ def main():
                 order = kernels if r % 2 == 0 else kernels[::-1]
                 for k in order:
                     try:
-                        x = one(qemu, hosts[k], v, reads, g)
+                        x = one(qemu, hosts[k], v, reads, g,
+                                hosts[l2_kernel] if l2_kernel else None)
                     except TestbedError as e:
                         x = None
                         print("  %s" % e)

@@ -322,7 +322,7 @@ def stopped_early(res):
 def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
                  run_timeout=None, regime="blocking", sched_trace=False,
                  exit_trace=False, hist=False, l2_append="",
-                 sched_features=()):
+                 sched_features=(), l2_hostdir=None):
     """One run; returns {"res": the test bed's result, "l0_first",
     "l0_last": L0's counters, "l2": {"before", "after": nvme interrupts,
     "rows": the nvme rows after, "dd": dd's lines, "seconds": the reads'
@@ -338,7 +338,8 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
     (by MSR), its interrupt vectors and device IRQs: "hists" is
     l1_hists() of them (else None).  l2_append: more of L2's kernel
     command line.  sched_features: scheduler features L1 and L2 set
-    (e.g. NO_HRTICK)."""
+    (e.g. NO_HRTICK).  l2_hostdir: L2's kernel and nvme modules from
+    this host directory instead of L1's (the same kernel by default)."""
     if run_timeout is None:
         run_timeout = RUN_TIMEOUT + 60 * max(0, vcpus - 2)
     with tempfile.TemporaryDirectory(prefix="kvm-nested-posted-") as tmp:
@@ -359,7 +360,9 @@ def run_pipeline(qemu, hostdir, vcpus=2, reads=2000, kvm_amd="avic=1",
               # the last -append counts: L2_ARGS's, and more
               (["-append", L2_ARGS[L2_ARGS.index("-append") + 1] + " " +
                 l2_append] if l2_append else []),
-              "files": l2_files(tmp, hostdir, vcpus, reads, regime, hist,
+              "kernel": os.path.join(l2_hostdir or hostdir, "vmlinuz"),
+              "files": l2_files(tmp, l2_hostdir or hostdir, vcpus, reads,
+                                regime, hist,
                                 sched_features),
               "stamp": True,
               # L2's QEMU asked while the readers run (vectors set up)
