@@ -8,7 +8,9 @@
  * part in RAM must be accessed and the rest go through the slow path;
  * QEMU 10.0 wrote the second part through a null host pointer and
  * crashed.  Flat 32-bit protected mode without paging, with 128 MiB of
- * RAM (QEMU's default): RAM ends at 0x8000000.
+ * RAM (QEMU's default): RAM ends at 0x8000000.  Then task switches,
+ * whose TSSes are such blocks too: a CALL from a 32-bit task into a
+ * 16-bit one and its IRET back.
  *
  * Results on the debug console (port 0xe9): "OK ..." or "FAIL ..."
  * per check, then "DONE <failures>"; isa-debug-exit (port 0xf4) ends
@@ -35,6 +37,56 @@ static void check(const char *what, uint32_t got, uint32_t want)
         failures++;
     }
     puts_dbg("\n");
+}
+
+/*
+ * Task switches (patch 0075 prepares only the TSS fields each one
+ * accesses): a CALL from a 32-bit TSS to a 16-bit one, whose code
+ * returns by IRET (NT set: back through the link).  A 16-bit task's IP
+ * is 16 bits, so its code segment's base is the code's 64 KiB block.
+ */
+static uint64_t gdt[6] __attribute__((aligned(8)));
+static uint32_t tss32[26];
+static uint16_t tss16[22];
+volatile uint32_t task16_ran;
+extern char task16_code[], task16_iret[];
+static struct {
+    uint16_t limit;
+    uint32_t base;
+} __attribute__((packed)) gdtr;
+
+static uint64_t tss_desc(uint32_t base, uint32_t limit, uint32_t type)
+{
+    return (limit & 0xffff) | (uint64_t)(base & 0xffffff) << 16 |
+           (uint64_t)(0x80 | type) << 40 | (uint64_t)(base >> 24) << 56;
+}
+
+static void task_switches(void)
+{
+    uint32_t block = (uint32_t)task16_code & 0xffff0000u;
+
+    gdt[1] = 0x00cf9b000000ffffull;             /* flat code, 0x08 */
+    gdt[2] = 0x00cf93000000ffffull;             /* flat data, 0x10 */
+    gdt[3] = tss_desc((uint32_t)tss32, 0x67, 0x9);      /* 0x18 */
+    gdt[4] = tss_desc((uint32_t)tss16, 0x2b, 0x1);      /* 0x20 */
+    gdt[5] = 0x00cf9b000000ffffull |                    /* 0x28 */
+             (uint64_t)(block & 0xffffff) << 16 | (uint64_t)(block >> 24) << 56;
+    gdtr.limit = sizeof(gdt) - 1;
+    gdtr.base = (uint32_t)gdt;
+    tss16[0x0e / 2] = (uint32_t)task16_code - block;    /* IP */
+    tss16[0x10 / 2] = 2;                                /* FLAGS */
+    tss16[0x22 / 2] = 0x10;                             /* ES */
+    tss16[0x24 / 2] = 0x28;                             /* CS */
+    tss16[0x26 / 2] = 0x10;                             /* SS */
+    tss16[0x28 / 2] = 0x10;                             /* DS */
+    __asm__ volatile("lgdt %0; mov $0x18, %%ax; ltr %%ax; lcall $0x20, $0"
+                     : : "m"(gdtr) : "eax", "memory");
+    check("a CALL to a 16-bit task ran it", task16_ran, 1);
+    check("its IRET came back: the 16-bit TSS's link", tss16[0], 0x18);
+    check("the 16-bit TSS's IP saved at its IRET", tss16[0x0e / 2],
+          (uint32_t)task16_iret + 1 - block);
+    check("the 16-bit TSS not busy after the IRET", (gdt[4] >> 41) & 1, 0);
+    check("the 32-bit TSS busy again", (gdt[3] >> 41) & 1, 1);
 }
 
 void main(void)
@@ -66,6 +118,8 @@ void main(void)
     __asm__ volatile("fxrstor (%1); fnstcw %0"
                      : "=m"(got) : "r"(fxsave) : "memory");
     check("FXRSTOR across the end of RAM: FCW from RAM", got, 0x037f);
+
+    task_switches();
 
     puts_dbg(failures ? "DONE failures\n" : "DONE 0\n");
     finish(failures ? 1 : 0);

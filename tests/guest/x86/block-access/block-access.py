@@ -4,8 +4,9 @@
 built by block-access.mk): the operand's first page is RAM, its second
 unassigned.  QEMU must not crash (10.0 wrote the second page through a
 null host pointer: SIGSEGV), and the part in RAM must be written and
-read: "DONE 0", exit status 1 through isa-debug-exit.  One CPU, on q35
-and pc.
+read; then a CALL from a 32-bit task to a 16-bit one and its IRET back.
+"DONE 0", exit status 1 through isa-debug-exit.  One CPU, on q35 and
+pc.
 
 Usage: block-access.py QEMU ELF
 """

@@ -9,6 +9,16 @@
 
     FLAT32_MULTIBOOT_START stack_top, main
 
+/*
+ * The 16-bit task's code (its CS, selector 0x28, is based at this
+ * code's 64 KiB block): count the run, IRET back through the link
+ */
+    .globl task16_code, task16_iret
+task16_code:
+    lock incl task16_ran
+task16_iret:
+    iret
+
     .data
     FLAT32_GDT
 
