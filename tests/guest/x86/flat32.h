@@ -119,6 +119,21 @@ static inline uint64_t flat32_interrupt_gate(const void *handler)
            ((uint64_t)(0x8e00 | (a & 0xffff0000u)) << 32);
 }
 
+/* GDT descriptors: flat 4 GiB 32-bit code and data (flat32.inc's) */
+#define FLAT32_CODE_DESC 0x00cf9b000000ffffull
+#define FLAT32_DATA_DESC 0x00cf93000000ffffull
+
+/*
+ * A system descriptor (present, DPL 0, byte granularity): @type 0x9 an
+ * available 32-bit TSS (@limit at least 0x67), 0x1 a 16-bit one (0x2b)
+ */
+static inline uint64_t flat32_system_desc(uint32_t base, uint32_t limit,
+                                          uint32_t type)
+{
+    return (limit & 0xffff) | (uint64_t)(base & 0xffffff) << 16 |
+           (uint64_t)(0x80 | type) << 40 | (uint64_t)(base >> 24) << 56;
+}
+
 /* This CPU's IDT := @idt, @entries gates */
 static inline void flat32_lidt(const uint64_t *idt, unsigned entries)
 {

@@ -540,7 +540,7 @@ bool svm_avic_has_work(CPUX86State *env)
             avic_apic_pending(page.regs) >= 0);
 }
 
-void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr)
+void svm_avic_vmrun(CPUX86State *env)
 {
     uint64_t limit = 1ULL << env_archcpu(env)->phys_bits;
     static const unsigned pointers[] = {

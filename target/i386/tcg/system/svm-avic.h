@@ -21,7 +21,7 @@
 bool svm_avic_carry_due(CPUX86State *env);
 
 /* VMRUN: check and take the AVIC fields of the VMCB, evaluate the page */
-void svm_avic_vmrun(CPUX86State *env, uintptr_t retaddr);
+void svm_avic_vmrun(CPUX86State *env);
 
 /* #VMEXIT: forget what was due in guest mode */
 void svm_avic_vmexit(CPUX86State *env);

@@ -214,13 +214,6 @@ static void setup(void)
     put64(VMCB_RSP, (uint32_t)(l2_stack + sizeof(l2_stack)));
 }
 
-/* An available 32-bit TSS descriptor: limit 0x67, DPL 0, present */
-static uint64_t tss_desc(uint32_t base)
-{
-    return 0x67 | (uint64_t)(base & 0xffffff) << 16 | 0x89ull << 40 |
-           (uint64_t)(base >> 24) << 56;
-}
-
 static uint64_t l2_gdt[6] __attribute__((aligned(8)));
 static uint32_t tss_a[26];
 
@@ -239,11 +232,11 @@ static void task_switches(void)
     for (i = 0; i < 0x80 / 4; i++) {
         saved[i] = backing0[0x80 / 4 + i];
     }
-    l2_gdt[1] = 0x00cf9b000000ffffull;
-    l2_gdt[2] = 0x00cf93000000ffffull;
-    l2_gdt[3] = tss_desc(apic_page + 0x90);
-    l2_gdt[4] = tss_desc((uint32_t)tss_a);
-    l2_gdt[5] = tss_desc(apic_page + 0x84);
+    l2_gdt[1] = FLAT32_CODE_DESC;
+    l2_gdt[2] = FLAT32_DATA_DESC;
+    l2_gdt[3] = flat32_system_desc(apic_page + 0x90, 0x67, 0x9);
+    l2_gdt[4] = flat32_system_desc((uint32_t)tss_a, 0x67, 0x9);
+    l2_gdt[5] = flat32_system_desc(apic_page + 0x84, 0x67, 0x9);
     put32(VMCB_GDTR + 4, sizeof(l2_gdt) - 1);
     put64(VMCB_GDTR + 8, (uint32_t)l2_gdt);
     tss_a[0x20 / 4] = (uint32_t)l2_task_a_target;

@@ -48,28 +48,21 @@ static void check(const char *what, uint32_t got, uint32_t want)
 static uint64_t gdt[6] __attribute__((aligned(8)));
 static uint32_t tss32[26];
 static uint16_t tss16[22];
-volatile uint32_t task16_ran;
-extern char task16_code[], task16_iret[];
+volatile uint32_t task16_ran;   /* volatile: written by the other task */
 static struct {
     uint16_t limit;
     uint32_t base;
 } __attribute__((packed)) gdtr;
 
-static uint64_t tss_desc(uint32_t base, uint32_t limit, uint32_t type)
-{
-    return (limit & 0xffff) | (uint64_t)(base & 0xffffff) << 16 |
-           (uint64_t)(0x80 | type) << 40 | (uint64_t)(base >> 24) << 56;
-}
-
 static void task_switches(void)
 {
     uint32_t block = (uint32_t)task16_code & 0xffff0000u;
 
-    gdt[1] = 0x00cf9b000000ffffull;             /* flat code, 0x08 */
-    gdt[2] = 0x00cf93000000ffffull;             /* flat data, 0x10 */
-    gdt[3] = tss_desc((uint32_t)tss32, 0x67, 0x9);      /* 0x18 */
-    gdt[4] = tss_desc((uint32_t)tss16, 0x2b, 0x1);      /* 0x20 */
-    gdt[5] = 0x00cf9b000000ffffull |                    /* 0x28 */
+    gdt[1] = FLAT32_CODE_DESC;                                  /* 0x08 */
+    gdt[2] = FLAT32_DATA_DESC;                                  /* 0x10 */
+    gdt[3] = flat32_system_desc((uint32_t)tss32, 0x67, 0x9);    /* 0x18 */
+    gdt[4] = flat32_system_desc((uint32_t)tss16, 0x2b, 0x1);    /* 0x20 */
+    gdt[5] = FLAT32_CODE_DESC |                                 /* 0x28 */
              (uint64_t)(block & 0xffffff) << 16 | (uint64_t)(block >> 24) << 56;
     gdtr.limit = sizeof(gdt) - 1;
     gdtr.base = (uint32_t)gdt;
